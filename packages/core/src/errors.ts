@@ -1,0 +1,61 @@
+/**
+ * Typed errors a {@link MemoryStore} throws. Core maps each to the exact result of SPEC.md; adapters
+ * never build result strings themselves.
+ */
+export abstract class MemoryStoreError extends Error {
+  abstract readonly code: string;
+}
+
+/** Nothing at the path (or, for edits, the path is not a file). */
+export class NotFoundError extends MemoryStoreError {
+  readonly code = "NOT_FOUND";
+  constructor(readonly path: string) {
+    super(`nothing at ${path}`);
+    this.name = "NotFoundError";
+  }
+}
+
+/** A file or directory already occupies the path (create with `ifAbsent`, rename destination). */
+export class AlreadyExistsError extends MemoryStoreError {
+  readonly code = "ALREADY_EXISTS";
+  constructor(readonly path: string) {
+    super(`${path} already exists`);
+    this.name = "AlreadyExistsError";
+  }
+}
+
+/** `ancestor` of the target is a file, so the target cannot be created beneath it. */
+export class NotADirectoryError extends MemoryStoreError {
+  readonly code = "NOT_A_DIRECTORY";
+  constructor(
+    readonly path: string,
+    readonly ancestor: string,
+  ) {
+    super(`${ancestor} is a file, not a directory`);
+    this.name = "NotADirectoryError";
+  }
+}
+
+/** A conditional write lost a race: the file changed (or vanished) since it was read. Core retries. */
+export class ConflictError extends MemoryStoreError {
+  readonly code = "CONFLICT";
+  constructor(readonly path: string) {
+    super(`${path} changed concurrently`);
+    this.name = "ConflictError";
+  }
+}
+
+/**
+ * The storage itself failed: network down, permission denied, tampered ciphertext, timeout.
+ * `reason` reaches the model verbatim, so it must never hold credentials, keys or signed URLs.
+ */
+export class StoreFailureError extends MemoryStoreError {
+  readonly code = "STORE_FAILURE";
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options);
+    this.name = "StoreFailureError";
+  }
+}

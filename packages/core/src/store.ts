@@ -1,0 +1,92 @@
+/**
+ * The storage contract every backend implements. Paths are canonical memory paths (`/memories` or
+ * `/memories/a/b`) that core has already validated; contents are raw bytes. Stores never format tool
+ * output, and they report problems only through the typed errors of `errors.ts`.
+ */
+
+/** An opaque token that changes whenever a file's content changes. */
+export type Version = string;
+
+export interface FileData {
+  data: Uint8Array;
+  version: Version;
+}
+
+export type Stat = { kind: "file"; size: number } | { kind: "directory" };
+
+/**
+ * One entry of a listing. `depth` is 1 for children of the listed directory, 2 for grandchildren.
+ * `size` is the byte size for a file; for a directory, the total size of all *listed* files beneath it
+ * at any depth (files under a hidden or `node_modules` name are left out, see `isListedName`).
+ */
+export interface ListEntry {
+  path: string;
+  kind: "file" | "directory";
+  size: number;
+  depth: number;
+}
+
+export interface Listing {
+  /** The listed directory's own size, by the same rule as directory entries. */
+  size: number;
+  /** Listed entries up to the requested depth, in any order; core sorts them. */
+  entries: ListEntry[];
+}
+
+export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
+
+export interface StoreCapabilities {
+  /** Conditional writes hold across processes and machines, not only within this process. */
+  readonly crossProcessSafe: boolean;
+  /** Renaming a directory is one atomic step (otherwise it is copy-then-delete and resumable). */
+  readonly atomicDirectoryRename: boolean;
+}
+
+/**
+ * A storage backend for the memory tool.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand, InMemoryStore } from "@mem/core";
+ * const store = new InMemoryStore();
+ * await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
+ * ```
+ */
+export interface MemoryStore {
+  readonly capabilities: StoreCapabilities;
+
+  /** The file's bytes and version; `null` when nothing is there or the path is a directory. */
+  read(path: string): Promise<FileData | null>;
+
+  /** What is at `path`; `null` when nothing. `/memories` is always a directory. */
+  stat(path: string): Promise<Stat | null>;
+
+  /**
+   * The listing of directory `dir` to `depth` levels; `null` when `dir` is not a directory.
+   * Hidden names (starting with `.`) and `node_modules` are left out with everything beneath them.
+   */
+  list(dir: string, depth: number): Promise<Listing | null>;
+
+  /**
+   * Writes a file, creating missing parent directories.
+   * - `{ ifAbsent: true }`: fails with `AlreadyExistsError` if a file or directory is at `path`.
+   * - `{ ifVersion }`: fails with `ConflictError` unless the file exists with exactly that version.
+   * Fails with `NotADirectoryError` when an ancestor is a file. Atomic: readers see old or new bytes.
+   */
+  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }>;
+
+  /** Deletes a file or a directory with everything beneath it. `false` when nothing was there. */
+  delete(path: string): Promise<boolean>;
+
+  /**
+   * Moves a file or directory. Never overwrites: `AlreadyExistsError` when `to` exists,
+   * `NotFoundError` when `from` does not, `NotADirectoryError` when an ancestor of `to` is a file.
+   */
+  rename(from: string, to: string): Promise<void>;
+
+  /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
+  isReservedName?(name: string): boolean;
+
+  /** Releases connections or handles the store owns. */
+  close?(): Promise<void>;
+}

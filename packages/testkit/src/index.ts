@@ -1,0 +1,3 @@
+export * from "./ports.js";
+export * from "./redis.js";
+export * from "./s3.js";
