@@ -1,20 +1,203 @@
+/** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
+import { insertLines, strReplace, type EditOutcome } from "./edit.js";
+import type { NotADirectoryError } from "./errors.js";
+import { isStoreError, safeReason } from "./failure.js";
+import { renderListing } from "./listing.js";
+import { msg } from "./messages.js";
+import { type Command, parseCommand } from "./parse.js";
+import { validatePath } from "./path.js";
+import { backoffDelay, sleep } from "./retry.js";
 import type { MemoryStore } from "./store.js";
+import { decodeUtf8, encodeUtf8 } from "./text.js";
+import { ROOT, isSameOrInside } from "./tree.js";
+import { renderFile } from "./view.js";
 
+/** The outcome of one memory tool call: `content` goes to the model, `isError` becomes `is_error`. */
 export interface ToolResult {
   content: string;
   isError: boolean;
 }
 
 export interface ExecuteOptions {
+  /** Largest file a command may leave behind, in UTF-8 bytes. Default 1 MiB. */
   maxFileBytes?: number;
+  /** Budget for the numbered lines of a file view, in characters. Default 64,000. */
   viewCharLimit?: number;
+  /** Most entries a directory view shows. Default 1,000. */
   listLimit?: number;
+  /** How often an edit is retried when another writer changed the file in between. Default 100. */
+  conflictRetries?: number;
 }
 
+type Settings = Required<ExecuteOptions>;
+
+const DEFAULTS: Settings = {
+  maxFileBytes: 1024 * 1024,
+  viewCharLimit: 64_000,
+  listLimit: 1000,
+  conflictRetries: 100,
+};
+
+const ok = (content: string): ToolResult => ({ content, isError: false });
+const fail = (content: string): ToolResult => ({ content, isError: true });
+
+/**
+ * Runs one memory tool call against a store. Never throws: bad input and storage failures become the
+ * error results of SPEC.md.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand, InMemoryStore } from "@mem/core";
+ * const store = new InMemoryStore();
+ * await executeCommand(store, { command: "create", path: "/memories/notes.md", file_text: "# Notes\n" });
+ * const { content } = await executeCommand(store, { command: "view", path: "/memories/notes.md" });
+ * // "Here's the content of /memories/notes.md with line numbers:\n     1\t# Notes"
+ * ```
+ */
 export async function executeCommand(
-  _store: MemoryStore,
-  _input: unknown,
-  _options: ExecuteOptions = {},
+  store: MemoryStore,
+  input: unknown,
+  options: ExecuteOptions = {},
 ): Promise<ToolResult> {
-  throw new Error("not implemented yet");
+  const settings: Settings = { ...DEFAULTS };
+  for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
+    const value = options[key];
+    if (typeof value === "number" && value >= 0) settings[key] = value;
+  }
+
+  const parsed = parseCommand(input);
+  if (!parsed.ok) return fail(parsed.error);
+  const command = parsed.command;
+  const subject = command.command === "rename" ? command.old_path : command.path;
+  try {
+    const reserved = store.isReservedName?.bind(store);
+    if (command.command === "rename") {
+      const from = validatePath(command.old_path, { param: "old_path", isReservedName: reserved });
+      if (!from.ok) return fail(from.error);
+      const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
+      if (!to.ok) return fail(to.error);
+      return await runRename(store, from.path, to.path);
+    }
+    const checked = validatePath(command.path, { isReservedName: reserved });
+    if (!checked.ok) return fail(checked.error);
+    return await run(store, { ...command, path: checked.path }, settings);
+  } catch (error) {
+    return fail(msg.storeFailed(command.command, displayPath(subject), safeReason(error)));
+  }
+}
+
+const displayPath = (path: string): string => {
+  const checked = validatePath(path);
+  return checked.ok ? checked.path : "the given path";
+};
+
+type PathCommand = Exclude<Command, { command: "rename" }>;
+
+async function run(store: MemoryStore, command: PathCommand, settings: Settings): Promise<ToolResult> {
+  const { path } = command;
+  switch (command.command) {
+    case "view":
+      return view(store, path, command.view_range, settings);
+    case "create":
+      return create(store, path, command.file_text, settings);
+    case "str_replace":
+      return edit(store, "str_replace", path, msg.replaceMissing(path), settings, (text) =>
+        strReplace(path, text, command.old_str, command.new_str),
+      );
+    case "insert":
+      return edit(store, "insert", path, msg.insertMissing(path), settings, (text) =>
+        insertLines(path, text, command.insert_line, command.insert_text),
+      );
+    case "delete":
+      if (path === ROOT) return fail(msg.deleteRoot());
+      return (await store.delete(path)) ? ok(msg.deleted(path)) : fail(msg.deleteMissing(path));
+  }
+}
+
+async function view(
+  store: MemoryStore,
+  path: string,
+  range: [number, number] | undefined,
+  settings: Settings,
+): Promise<ToolResult> {
+  // Files are the common case: one store call answers them.
+  const file = path === ROOT ? null : await store.read(path);
+  if (file) {
+    const text = decodeUtf8(file.data);
+    if (text === null) return fail(msg.notUtf8(path));
+    return renderFile(path, text, range, settings.viewCharLimit);
+  }
+  const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
+  if (stat?.kind !== "directory") return fail(msg.viewMissing(path));
+  if (range) return fail(msg.viewRangeOnDirectory());
+  const listing = await store.list(path, 2);
+  if (!listing) return fail(msg.viewMissing(path));
+  return ok(renderListing(path, listing, settings.listLimit));
+}
+
+async function create(store: MemoryStore, path: string, text: string, settings: Settings): Promise<ToolResult> {
+  if (path === ROOT) return fail(msg.fileExists(path));
+  const bytes = encodeUtf8(text);
+  if (bytes.length > settings.maxFileBytes) return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
+  try {
+    await store.write(path, bytes, { ifAbsent: true });
+    return ok(msg.created(path));
+  } catch (error) {
+    if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
+    if (isStoreError(error, "NOT_A_DIRECTORY")) {
+      return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
+    }
+    throw error;
+  }
+}
+
+/** Read → transform → conditional write, retried with jittered backoff when another writer won. */
+async function edit(
+  store: MemoryStore,
+  operation: string,
+  path: string,
+  missing: string,
+  settings: Settings,
+  transform: (text: string) => EditOutcome,
+): Promise<ToolResult> {
+  for (let attempt = 0; ; attempt++) {
+    const file = path === ROOT ? null : await store.read(path);
+    if (!file) return fail(missing);
+    const text = decodeUtf8(file.data);
+    if (text === null) return fail(msg.notUtf8(path));
+    const outcome = transform(text);
+    if (!outcome.ok) return fail(outcome.error);
+    const bytes = encodeUtf8(outcome.text);
+    if (bytes.length > settings.maxFileBytes) {
+      return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
+    }
+    try {
+      await store.write(path, bytes, { ifVersion: file.version });
+      return ok(outcome.reply);
+    } catch (error) {
+      if (!isStoreError(error, "CONFLICT")) throw error;
+      if (attempt >= settings.conflictRetries) {
+        return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
+      }
+      await sleep(backoffDelay(attempt));
+    }
+  }
+}
+
+async function runRename(store: MemoryStore, from: string, to: string): Promise<ToolResult> {
+  if (from === ROOT || to === ROOT) return fail(msg.renameRoot());
+  if (!(await store.stat(from))) return fail(msg.renameMissing(from));
+  if (await store.stat(to)) return fail(msg.destinationExists(to));
+  if (isSameOrInside(to, from)) return fail(msg.intoItself(from));
+  try {
+    await store.rename(from, to);
+    return ok(msg.renamed(from, to));
+  } catch (error) {
+    if (isStoreError(error, "NOT_FOUND")) return fail(msg.renameMissing(from));
+    if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.destinationExists(to));
+    if (isStoreError(error, "NOT_A_DIRECTORY")) {
+      return fail(msg.renameUnderFile(to, (error as NotADirectoryError).ancestor));
+    }
+    throw error;
+  }
 }

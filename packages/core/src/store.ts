@@ -18,6 +18,7 @@ export type Stat = { kind: "file"; size: number } | { kind: "directory" };
  * One entry of a listing. `depth` is 1 for children of the listed directory, 2 for grandchildren.
  * `size` is the byte size for a file; for a directory, the total size of all *listed* files beneath it
  * at any depth (files under a hidden or `node_modules` name are left out, see `isListedName`).
+ * A directory with a listed name is an entry even when all it holds is hidden (its size is then 0).
  */
 export interface ListEntry {
   path: string;

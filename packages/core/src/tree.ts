@@ -45,28 +45,29 @@ export const rebase = (path: string, from: string, to: string): string => to + p
 
 /**
  * Builds the listing of `dir` from every file beneath it, for stores that can enumerate files.
- * Files under an unlisted name are left out entirely, sizes included.
+ * A directory whose name is listed shows even when everything inside it is hidden (it still exists,
+ * SPEC §3); a file beneath an unlisted name adds nothing to any size.
  */
 export const listingFromFiles = (
   dir: string,
   files: Iterable<{ path: string; size: number }>,
   depth: number,
 ): Listing => {
-  const prefixLength = dir === ROOT ? 0 : segmentsOf(dir).length;
+  const prefixLength = segmentsOf(dir).length;
   const entries = new Map<string, ListEntry>();
   let total = 0;
   for (const file of files) {
-    if (!isSameOrInside(file.path, dir) || file.path === dir) continue;
+    if (file.path === dir || !isSameOrInside(file.path, dir)) continue;
     const rel = segmentsOf(file.path).slice(prefixLength);
-    if (!rel.every(isListedName)) continue;
-    total += file.size;
-    const shown = Math.min(depth, rel.length);
-    for (let d = 1; d <= shown; d++) {
+    const firstHidden = rel.findIndex((name) => !isListedName(name));
+    const visible = firstHidden === -1 ? rel.length : firstHidden;
+    const size = firstHidden === -1 ? file.size : 0;
+    total += size;
+    for (let d = 1; d <= Math.min(depth, visible); d++) {
       const path = `${dir}/${rel.slice(0, d).join("/")}`;
-      const kind = d === rel.length ? "file" : "directory";
       const entry = entries.get(path);
-      if (entry) entry.size += file.size;
-      else entries.set(path, { path, kind, size: file.size, depth: d });
+      if (entry) entry.size += size;
+      else entries.set(path, { path, kind: d === rel.length ? "file" : "directory", size, depth: d });
     }
   }
   return { size: total, entries: [...entries.values()] };

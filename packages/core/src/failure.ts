@@ -1,0 +1,46 @@
+/** Turns whatever a store threw into a reason that is safe to show the model (SPEC §5). */
+import { MemoryStoreError, StoreFailureError } from "./errors.js";
+
+type StoreErrorCode = "NOT_FOUND" | "ALREADY_EXISTS" | "NOT_A_DIRECTORY" | "CONFLICT" | "STORE_FAILURE";
+
+/**
+ * True when `error` is the typed store error with that code. Matches by name and code as well as by
+ * class, so a store built against another copy of @mem/core is understood too.
+ */
+export const isStoreError = (error: unknown, code: StoreErrorCode): boolean =>
+  error instanceof Error &&
+  (error as { code?: unknown }).code === code &&
+  (error instanceof MemoryStoreError || /^[A-Z][A-Za-z]*Error$/.test(error.name));
+
+const SYSTEM_REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOSPC: "no space left on device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  EIO: "input/output error",
+  EMFILE: "too many open files",
+  ENFILE: "too many open files",
+  ELOOP: "symbolic link not followed",
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ETIMEDOUT: "timed out",
+  EPIPE: "connection closed",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host lookup failed",
+};
+
+/**
+ * A reason string for an error result. Unknown errors give only a well-known code, never their
+ * message: messages of client libraries can carry URLs, credentials or key material.
+ */
+export const safeReason = (error: unknown): string => {
+  if (isStoreError(error, "STORE_FAILURE")) {
+    const reason = (error as StoreFailureError).reason;
+    if (typeof reason === "string" && reason !== "") return reason;
+  }
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code === "string" && code in SYSTEM_REASONS) return SYSTEM_REASONS[code]!;
+  if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return `storage error ${code}`;
+  return "unexpected storage error";
+};

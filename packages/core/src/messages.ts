@@ -1,0 +1,90 @@
+/**
+ * Every string of SPEC.md, defined once. Nothing else in the project builds tool output text.
+ */
+
+export const msg = {
+  // §2 paths
+  notAString: (param: string) => `Error: Parameter \`${param}\` must be a string`,
+  outside: (raw: string) =>
+    `Error: The path ${raw} is outside the memory directory. All paths must start with /memories`,
+  notAllowed: (raw: string, why: string) => `Error: The path ${raw} is not allowed: ${why}`,
+  why: {
+    dotSegment: "it contains a '.' or '..' segment",
+    emptySegment: "it contains an empty segment",
+    backslash: "it contains a backslash",
+    percent: "it contains a percent-encoded sequence",
+    control: "it contains a control character",
+    pathTooLong: "it is longer than 1024 bytes",
+    nameTooLong: "a name is longer than 255 bytes",
+    reserved: "it uses a reserved name",
+  },
+
+  // §4 input
+  notAnObject: () => "Error: The memory tool input must be a JSON object",
+  unknownCommand: (command: string) =>
+    `Error: Unknown command \`${command}\`. Valid commands are: view, create, str_replace, insert, delete, rename`,
+  missingParam: (name: string, command: string) =>
+    `Error: Missing required parameter \`${name}\` for command \`${command}\``,
+  wrongType: (name: string, expected: "a string" | "an integer" | "a list of two integers") =>
+    `Error: Parameter \`${name}\` must be ${expected}`,
+  notUnicode: (name: string) => `Error: Parameter \`${name}\` is not valid Unicode text`,
+
+  // view
+  directoryHeader: (path: string) =>
+    `Here're the files and directories up to 2 levels deep in ${path}, excluding hidden items and node_modules:`,
+  moreEntries: (k: number) => `... ${k} more entries not shown. View a subdirectory to see them.`,
+  viewRangeOnDirectory: () =>
+    "Error: The `view_range` parameter is not allowed when `path` points to a directory.",
+  fileHeader: (path: string) => `Here's the content of ${path} with line numbers:`,
+  tooManyLines: (path: string) => `File ${path} exceeds maximum line limit of 999,999 lines.`,
+  notUtf8: (path: string) => `Error: The file ${path} is not a UTF-8 text file`,
+  viewRangeStart: (start: number, end: number, n: number) =>
+    `Error: Invalid \`view_range\`: [${start}, ${end}]. Its first element \`${start}\` should be within the range of lines of the file: [1, ${n}]`,
+  viewRangeEnd: (start: number, end: number) =>
+    `Error: Invalid \`view_range\`: [${start}, ${end}]. Its second element \`${end}\` should be larger or equal than its first \`${start}\``,
+  truncated: (last: number, n: number) =>
+    `... output truncated after line ${last} of ${n}. Call view with view_range [${last + 1}, ${n}] to see more.`,
+  viewMissing: (path: string) => `The path ${path} does not exist. Please provide a valid path.`,
+
+  // create
+  created: (path: string) => `File created successfully at: ${path}`,
+  fileExists: (path: string) => `Error: File ${path} already exists`,
+  createUnderFile: (path: string, ancestor: string) =>
+    `Error: Cannot create ${path}: ${ancestor} is a file, not a directory`,
+  tooLarge: (path: string, bytes: number, limit: number) =>
+    `Error: File ${path} would be ${bytes} bytes, which exceeds the limit of ${limit} bytes`,
+
+  // str_replace
+  replaceMissing: (path: string) => `Error: The path ${path} does not exist. Please provide a valid path.`,
+  emptyOldStr: () => "Error: Parameter `old_str` must not be empty",
+  noOccurrence: (oldStr: string, path: string) =>
+    `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`,
+  multipleOccurrences: (oldStr: string, lines: readonly number[]) =>
+    `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(", ")}. Please ensure it is unique`,
+  replaced: () => "The memory file has been edited. Here is the snippet showing the change (with line numbers):",
+
+  // insert
+  insertMissing: (path: string) => `Error: The path ${path} does not exist`,
+  insertLine: (line: number, n: number) =>
+    `Error: Invalid \`insert_line\` parameter: ${line}. It should be within the range of lines of the file: [0, ${n}]`,
+  inserted: (path: string) => `The file ${path} has been edited.`,
+
+  // delete
+  deleteRoot: () => "Error: Cannot delete the /memories directory itself",
+  deleteMissing: (path: string) => `Error: The path ${path} does not exist`,
+  deleted: (path: string) => `Successfully deleted ${path}`,
+
+  // rename
+  renameRoot: () => "Error: Cannot rename the /memories directory itself",
+  renameMissing: (path: string) => `Error: The path ${path} does not exist`,
+  destinationExists: (path: string) => `Error: The destination ${path} already exists`,
+  intoItself: (path: string) => `Error: Cannot move ${path} into itself`,
+  renameUnderFile: (path: string, ancestor: string) =>
+    `Error: Cannot rename to ${path}: ${ancestor} is a file, not a directory`,
+  renamed: (from: string, to: string) => `Successfully renamed ${from} to ${to}`,
+
+  // §5 storage failures
+  storeFailed: (operation: string, path: string, reason: string) =>
+    `Error: ${operation} failed for ${path}: ${reason}`,
+  reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",
+} as const;

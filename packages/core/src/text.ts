@@ -1,0 +1,32 @@
+/** Unicode helpers shared by the validator and the parameter checks. */
+
+/** True when the string holds an unpaired UTF-16 surrogate (it could not be stored as UTF-8). */
+export const hasLoneSurrogate = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+      else return true;
+    } else if (c >= 0xdc00 && c <= 0xdfff) return true;
+  }
+  return false;
+};
+
+const encoder = new TextEncoder();
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** UTF-8 bytes of a string without lone surrogates. */
+export const encodeUtf8 = (s: string): Uint8Array => encoder.encode(s);
+
+/** The UTF-8 byte length of a string. */
+export const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8");
+
+/** Decodes UTF-8 strictly (a BOM stays content); `null` when the bytes are not valid UTF-8. */
+export const decodeUtf8 = (bytes: Uint8Array): string | null => {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    return null;
+  }
+};

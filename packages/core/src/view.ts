@@ -1,0 +1,56 @@
+/** view of a file: numbering, `view_range`, the 999,999-line limit and the output budget. */
+import { numberLine, splitLines } from "./lines.js";
+import { msg } from "./messages.js";
+
+export const MAX_LINES = 999_999;
+
+export type Rendered = { content: string; isError: boolean };
+
+/**
+ * Renders a file's text as view shows it.
+ *
+ * @example
+ * ```ts
+ * renderFile("/memories/a.txt", "x\ny\n", undefined, 64_000).content
+ * // "Here's the content of /memories/a.txt with line numbers:\n     1\tx\n     2\ty"
+ * ```
+ */
+export function renderFile(
+  path: string,
+  text: string,
+  range: readonly [number, number] | undefined,
+  charLimit: number,
+): Rendered {
+  const lines = splitLines(text);
+  const n = lines.length;
+  if (n > MAX_LINES) return { content: msg.tooManyLines(path), isError: true };
+
+  let from = 1;
+  let to = n;
+  if (range) {
+    const [start, end] = range;
+    if (start < 1 || start > n) return { content: msg.viewRangeStart(start, end, n), isError: true };
+    if (end !== -1 && end < start) return { content: msg.viewRangeEnd(start, end), isError: true };
+    from = start;
+    to = end === -1 ? n : Math.min(end, n);
+  }
+
+  const header = msg.fileHeader(path);
+  if (n === 0) return { content: header, isError: false };
+
+  // Whole lines within the budget; the first requested line is always shown so paging can progress.
+  const shown: string[] = [];
+  let used = 0;
+  let last = from - 1;
+  for (let i = from; i <= to; i++) {
+    const numbered = numberLine(i, lines[i - 1]!);
+    const cost = numbered.length + (shown.length > 0 ? 1 : 0);
+    if (shown.length > 0 && used + cost > charLimit) break;
+    shown.push(numbered);
+    used += cost;
+    last = i;
+  }
+  const body = `${header}\n${shown.join("\n")}`;
+  if (last < to) return { content: `${body}\n${msg.truncated(last, n)}`, isError: false };
+  return { content: body, isError: false };
+}
