@@ -1,5 +1,5 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
-import { insertLines, strReplace, type EditOutcome } from "./edit.js";
+import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
 import { renderListing } from "./listing.js";
@@ -9,7 +9,7 @@ import { validatePath } from "./path.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { MemoryStore } from "./store.js";
 import { decodeUtf8, encodeUtf8 } from "./text.js";
-import { ROOT, isSameOrInside } from "./tree.js";
+import { isSameOrInside, ROOT } from "./tree.js";
 import { renderFile } from "./view.js";
 
 /** The outcome of one memory tool call: `content` goes to the model, `isError` becomes `is_error`. */
@@ -135,10 +135,16 @@ async function view(
   return ok(renderListing(path, listing, settings.listLimit));
 }
 
-async function create(store: MemoryStore, path: string, text: string, settings: Settings): Promise<ToolResult> {
+async function create(
+  store: MemoryStore,
+  path: string,
+  text: string,
+  settings: Settings,
+): Promise<ToolResult> {
   if (path === ROOT) return fail(msg.fileExists(path));
   const bytes = encodeUtf8(text);
-  if (bytes.length > settings.maxFileBytes) return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
+  if (bytes.length > settings.maxFileBytes)
+    return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
   try {
     await store.write(path, bytes, { ifAbsent: true });
     return ok(msg.created(path));

@@ -1,5 +1,5 @@
 /** Turns whatever a store threw into a reason that is safe to show the model (SPEC §5). */
-import { MemoryStoreError, StoreFailureError } from "./errors.js";
+import { MemoryStoreError, type StoreFailureError } from "./errors.js";
 
 type StoreErrorCode = "NOT_FOUND" | "ALREADY_EXISTS" | "NOT_A_DIRECTORY" | "CONFLICT" | "STORE_FAILURE";
 

@@ -1,7 +1,15 @@
 /** The reference store: everything in process memory, complete and concurrency-correct. */
 import { AlreadyExistsError, ConflictError, NotADirectoryError, NotFoundError } from "./errors.js";
-import type { FileData, Listing, MemoryStore, Stat, StoreCapabilities, Version, WriteCondition } from "./store.js";
-import { ROOT, ancestorsOf, isSameOrInside, listingFromFiles, rebase } from "./tree.js";
+import type {
+  FileData,
+  Listing,
+  MemoryStore,
+  Stat,
+  StoreCapabilities,
+  Version,
+  WriteCondition,
+} from "./store.js";
+import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
 
 interface Entry {
   data: Uint8Array;

@@ -61,7 +61,8 @@ export const msg = {
     `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`,
   multipleOccurrences: (oldStr: string, lines: readonly number[]) =>
     `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(", ")}. Please ensure it is unique`,
-  replaced: () => "The memory file has been edited. Here is the snippet showing the change (with line numbers):",
+  replaced: () =>
+    "The memory file has been edited. Here is the snippet showing the change (with line numbers):",
 
   // insert
   insertMissing: (path: string) => `Error: The path ${path} does not exist`,

@@ -71,6 +71,7 @@ export function validatePath(raw: unknown, options: ValidateOptions = {}): PathC
   const path = segments.length === 0 ? ROOT : `${ROOT}/${segments.join("/")}`;
   if (utf8Length(path) > MAX_PATH_BYTES) return fail(msg.why.pathTooLong);
   if (segments.some((s) => utf8Length(s) > MAX_NAME_BYTES)) return fail(msg.why.nameTooLong);
-  if (options.isReservedName && segments.some((s) => options.isReservedName?.(s))) return fail(msg.why.reserved);
+  if (options.isReservedName && segments.some((s) => options.isReservedName?.(s)))
+    return fail(msg.why.reserved);
   return { ok: true, path };
 }

@@ -10,7 +10,8 @@ export const ROOT = "/memories";
 export const isListedName = (name: string): boolean => !name.startsWith(".") && name !== "node_modules";
 
 /** Segments below `/memories`: `/memories/a/b` → `["a", "b"]`, `/memories` → `[]`. */
-export const segmentsOf = (path: string): string[] => (path === ROOT ? [] : path.slice(ROOT.length + 1).split("/"));
+export const segmentsOf = (path: string): string[] =>
+  path === ROOT ? [] : path.slice(ROOT.length + 1).split("/");
 
 /** The inverse of `segmentsOf`. */
 export const pathOf = (segments: readonly string[]): string =>

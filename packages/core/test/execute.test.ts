@@ -1,0 +1,256 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  ConflictError,
+  executeCommand,
+  InMemoryStore,
+  type MemoryStore,
+  StoreFailureError,
+} from "../src/index.js";
+
+/** A store that forwards to `inner` except for the methods given. */
+const wrap = (inner: MemoryStore, overrides: Partial<MemoryStore>): MemoryStore => ({
+  capabilities: inner.capabilities,
+  read: (p) => inner.read(p),
+  stat: (p) => inner.stat(p),
+  list: (p, d) => inner.list(p, d),
+  write: (p, d, c) => inner.write(p, d, c),
+  delete: (p) => inner.delete(p),
+  rename: (a, b) => inner.rename(a, b),
+  ...overrides,
+});
+
+const run = (store: MemoryStore, input: unknown, options = {}) => executeCommand(store, input, options);
+const okResult = (content: string) => ({ content, isError: false });
+const errResult = (content: string) => ({ content, isError: true });
+
+describe("executeCommand", () => {
+  it("reproduces the documented interaction", async () => {
+    const store = new InMemoryStore();
+    const guidelines =
+      "<guidelines>\n<addressing_customers>\n- Always address customers by their first name\n- Use empathetic language\n";
+    expect(
+      await run(store, {
+        command: "create",
+        path: "/memories/customer_service_guidelines.xml",
+        file_text: guidelines,
+      }),
+    ).toEqual(okResult("File created successfully at: /memories/customer_service_guidelines.xml"));
+    expect(
+      await run(store, {
+        command: "view",
+        path: "/memories/customer_service_guidelines.xml",
+        view_range: [1, 4],
+      }),
+    ).toEqual(
+      okResult(
+        "Here's the content of /memories/customer_service_guidelines.xml with line numbers:\n     1\t<guidelines>\n     2\t<addressing_customers>\n     3\t- Always address customers by their first name\n     4\t- Use empathetic language",
+      ),
+    );
+  });
+
+  it("runs every command with its success text", async () => {
+    const store = new InMemoryStore();
+    expect(
+      await run(store, { command: "create", path: "/memories/a/b.txt", file_text: "one\ntwo\n" }),
+    ).toEqual(okResult("File created successfully at: /memories/a/b.txt"));
+    expect(
+      await run(store, {
+        command: "insert",
+        path: "/memories/a/b.txt",
+        insert_line: 2,
+        insert_text: "three\n",
+      }),
+    ).toEqual(okResult("The file /memories/a/b.txt has been edited."));
+    expect(
+      await run(store, { command: "str_replace", path: "/memories/a/b.txt", old_str: "two", new_str: "2" }),
+    ).toEqual(
+      okResult(
+        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tone\n     2\t2\n     3\tthree",
+      ),
+    );
+    expect(
+      await run(store, { command: "rename", old_path: "/memories/a", new_path: "/memories/c/d" }),
+    ).toEqual(okResult("Successfully renamed /memories/a to /memories/c/d"));
+    expect(await run(store, { command: "view", path: "/memories" })).toEqual(
+      okResult(
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n12B\t/memories\n12B\t/memories/c/\n12B\t/memories/c/d/",
+      ),
+    );
+    expect(await run(store, { command: "delete", path: "/memories/c" })).toEqual(
+      okResult("Successfully deleted /memories/c"),
+    );
+    expect(await store.stat("/memories/c")).toBeNull();
+  });
+
+  it("gives each command's errors", async () => {
+    const store = new InMemoryStore();
+    await run(store, { command: "create", path: "/memories/f", file_text: "x\n" });
+    expect(await run(store, { command: "create", path: "/memories/f", file_text: "" })).toEqual(
+      errResult("Error: File /memories/f already exists"),
+    );
+    expect(await run(store, { command: "create", path: "/memories", file_text: "" })).toEqual(
+      errResult("Error: File /memories already exists"),
+    );
+    expect(await run(store, { command: "create", path: "/memories/f/g", file_text: "" })).toEqual(
+      errResult("Error: Cannot create /memories/f/g: /memories/f is a file, not a directory"),
+    );
+    expect(
+      await run(
+        store,
+        { command: "create", path: "/memories/big", file_text: "x".repeat(11) },
+        { maxFileBytes: 10 },
+      ),
+    ).toEqual(errResult("Error: File /memories/big would be 11 bytes, which exceeds the limit of 10 bytes"));
+    expect(await run(store, { command: "view", path: "/memories/nope" })).toEqual(
+      errResult("The path /memories/nope does not exist. Please provide a valid path."),
+    );
+    expect(await run(store, { command: "view", path: "/memories", view_range: [1, 2] })).toEqual(
+      errResult("Error: The `view_range` parameter is not allowed when `path` points to a directory."),
+    );
+    expect(await run(store, { command: "str_replace", path: "/memories/nope", old_str: "a" })).toEqual(
+      errResult("Error: The path /memories/nope does not exist. Please provide a valid path."),
+    );
+    expect(await run(store, { command: "str_replace", path: "/memories", old_str: "a" })).toEqual(
+      errResult("Error: The path /memories does not exist. Please provide a valid path."),
+    );
+    expect(
+      await run(
+        store,
+        { command: "str_replace", path: "/memories/f", old_str: "x", new_str: "y".repeat(11) },
+        { maxFileBytes: 10 },
+      ),
+    ).toEqual(errResult("Error: File /memories/f would be 12 bytes, which exceeds the limit of 10 bytes"));
+    expect(
+      await run(store, { command: "insert", path: "/memories/nope", insert_line: 0, insert_text: "" }),
+    ).toEqual(errResult("Error: The path /memories/nope does not exist"));
+    expect(await run(store, { command: "delete", path: "/memories" })).toEqual(
+      errResult("Error: Cannot delete the /memories directory itself"),
+    );
+    expect(await run(store, { command: "delete", path: "/memories/nope" })).toEqual(
+      errResult("Error: The path /memories/nope does not exist"),
+    );
+    expect(await run(store, { command: "rename", old_path: "/memories", new_path: "/memories/x" })).toEqual(
+      errResult("Error: Cannot rename the /memories directory itself"),
+    );
+    expect(await run(store, { command: "rename", old_path: "/memories/f", new_path: "/memories/" })).toEqual(
+      errResult("Error: Cannot rename the /memories directory itself"),
+    );
+    expect(
+      await run(store, { command: "rename", old_path: "/memories/nope", new_path: "/memories/x" }),
+    ).toEqual(errResult("Error: The path /memories/nope does not exist"));
+    expect(await run(store, { command: "rename", old_path: "/memories/f", new_path: "/memories/f" })).toEqual(
+      errResult("Error: The destination /memories/f already exists"),
+    );
+    expect(
+      await run(store, { command: "rename", old_path: "/memories/f", new_path: "/memories/f/g" }),
+    ).toEqual(errResult("Error: Cannot move /memories/f into itself"));
+    await run(store, { command: "create", path: "/memories/d/x", file_text: "" });
+    expect(
+      await run(store, { command: "rename", old_path: "/memories/d", new_path: "/memories/f/g" }),
+    ).toEqual(errResult("Error: Cannot rename to /memories/f/g: /memories/f is a file, not a directory"));
+  });
+
+  it("refuses non-UTF-8 files", async () => {
+    const store = new InMemoryStore();
+    await store.write("/memories/img.png", new Uint8Array([0x89, 0x50, 0xff, 0xfe]), { ifAbsent: true });
+    const error = errResult("Error: The file /memories/img.png is not a UTF-8 text file");
+    expect(await run(store, { command: "view", path: "/memories/img.png" })).toEqual(error);
+    expect(
+      await run(store, { command: "insert", path: "/memories/img.png", insert_line: 0, insert_text: "x" }),
+    ).toEqual(error);
+    expect(await run(store, { command: "str_replace", path: "/memories/img.png", old_str: "P" })).toEqual(
+      error,
+    );
+  });
+
+  it("turns storage failures into error results that keep secrets out", async () => {
+    const store = new InMemoryStore();
+    const failing = wrap(store, {
+      read: async () => {
+        throw new StoreFailureError("connection refused");
+      },
+      stat: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED redis://user:hunter2@10.0.0.1"), {
+          code: "ECONNREFUSED",
+        });
+      },
+      delete: async () => {
+        throw new TypeError("secret token abc123 leaked");
+      },
+    });
+    expect(await run(failing, { command: "view", path: "/memories/a" })).toEqual(
+      errResult("Error: view failed for /memories/a: connection refused"),
+    );
+    expect(
+      await run(failing, { command: "rename", old_path: "/memories/a", new_path: "/memories/b" }),
+    ).toEqual(errResult("Error: rename failed for /memories/a: connection refused"));
+    expect(await run(failing, { command: "delete", path: "/memories/a" })).toEqual(
+      errResult("Error: delete failed for /memories/a: unexpected storage error"),
+    );
+  });
+
+  it("retries an edit that lost a race and gives up after the bound", async () => {
+    const store = new InMemoryStore();
+    await run(store, { command: "create", path: "/memories/f", file_text: "a\n" });
+    let conflicts = 2;
+    const flaky = wrap(store, {
+      write: async (path, data, cond) => {
+        if (conflicts-- > 0) throw new ConflictError(path);
+        return store.write(path, data, cond);
+      },
+    });
+    expect(
+      (await run(flaky, { command: "insert", path: "/memories/f", insert_line: 1, insert_text: "b" }))
+        .isError,
+    ).toBe(false);
+    expect(new TextDecoder().decode((await store.read("/memories/f"))!.data)).toBe("a\nb\n");
+    conflicts = 1000;
+    expect(
+      await run(
+        flaky,
+        { command: "insert", path: "/memories/f", insert_line: 0, insert_text: "c" },
+        { conflictRetries: 3 },
+      ),
+    ).toEqual(
+      errResult(
+        "Error: insert failed for /memories/f: the file kept changing under concurrent edits; nothing was written, try again",
+      ),
+    );
+    expect(new TextDecoder().decode((await store.read("/memories/f"))!.data)).toBe("a\nb\n");
+  });
+
+  it("loses no concurrent edit", async () => {
+    const store = new InMemoryStore();
+    await run(store, { command: "create", path: "/memories/log", file_text: "" });
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        run(store, { command: "insert", path: "/memories/log", insert_line: 0, insert_text: `entry ${i}` }),
+      ),
+    );
+    expect(results.every((r) => !r.isError)).toBe(true);
+    const text = new TextDecoder().decode((await store.read("/memories/log"))!.data);
+    expect(text.split("\n").filter(Boolean).sort()).toEqual(
+      Array.from({ length: 60 }, (_, i) => `entry ${i}`).sort(),
+    );
+  });
+
+  it("never throws, whatever the input", async () => {
+    const store = new InMemoryStore();
+    await run(store, { command: "create", path: "/memories/f", file_text: "a\n" });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.jsonValue(),
+        fc.constantFrom("view", "create", "str_replace", "insert", "delete", "rename"),
+        async (junk, command) => {
+          const mixed =
+            typeof junk === "object" && junk !== null && !Array.isArray(junk) ? { command, ...junk } : junk;
+          const result = await run(store, mixed);
+          expect(typeof result.content).toBe("string");
+          expect(typeof result.isError).toBe("boolean");
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { renderFile } from "../src/view.js";
+
+const H = "Here's the content of /memories/f with line numbers:";
+const view = (text: string, range?: [number, number], limit = 64_000) =>
+  renderFile("/memories/f", text, range, limit);
+
+describe("view of a file", () => {
+  it("numbers lines without a trailing newline", () => {
+    expect(view("Hello World\nThis is line two\n")).toEqual({
+      content: `${H}\n     1\tHello World\n     2\tThis is line two`,
+      isError: false,
+    });
+  });
+
+  it("returns the header alone for an empty file", () => {
+    expect(view("")).toEqual({ content: H, isError: false });
+  });
+
+  it("keeps carriage returns", () => {
+    expect(view("a\r\nb\r\n").content).toBe(`${H}\n     1\ta\r\n     2\tb\r`);
+  });
+
+  it("applies view_range with -1 and clamping", () => {
+    const text = "a\nb\nc\nd\n";
+    expect(view(text, [2, 3]).content).toBe(`${H}\n     2\tb\n     3\tc`);
+    expect(view(text, [3, -1]).content).toBe(`${H}\n     3\tc\n     4\td`);
+    expect(view(text, [4, 99]).content).toBe(`${H}\n     4\td`);
+  });
+
+  it("rejects bad ranges", () => {
+    expect(view("a\nb\n", [0, 1])).toEqual({
+      content:
+        "Error: Invalid `view_range`: [0, 1]. Its first element `0` should be within the range of lines of the file: [1, 2]",
+      isError: true,
+    });
+    expect(view("a\nb\n", [3, 3]).content).toContain(
+      "Its first element `3` should be within the range of lines of the file: [1, 2]",
+    );
+    expect(view("", [1, -1]).content).toContain("[1, 0]");
+    expect(view("a\nb\n", [2, 1])).toEqual({
+      content:
+        "Error: Invalid `view_range`: [2, 1]. Its second element `1` should be larger or equal than its first `2`",
+      isError: true,
+    });
+  });
+
+  it("cuts whole lines at the budget and says how to go on", () => {
+    const text = "aaaa\nbbbb\ncccc\n"; // each numbered line is 11 characters
+    expect(view(text, undefined, 23).content).toBe(
+      `${H}\n     1\taaaa\n     2\tbbbb\n... output truncated after line 2 of 3. Call view with view_range [3, 3] to see more.`,
+    );
+    expect(view(text, undefined, 22).content).toBe(
+      `${H}\n     1\taaaa\n... output truncated after line 1 of 3. Call view with view_range [2, 3] to see more.`,
+    );
+    expect(view(text, [2, 3], 11).content).toBe(
+      `${H}\n     2\tbbbb\n... output truncated after line 2 of 3. Call view with view_range [3, 3] to see more.`,
+    );
+  });
+
+  it("shows the first requested line even when it alone exceeds the budget", () => {
+    expect(view("x".repeat(100) + "\ny\n", undefined, 10).content).toBe(
+      `${H}\n     1\t${"x".repeat(100)}\n... output truncated after line 1 of 2. Call view with view_range [2, 2] to see more.`,
+    );
+  });
+
+  it("refuses files over 999,999 lines", () => {
+    expect(view("\n".repeat(1_000_000))).toEqual({
+      content: "File /memories/f exceeds maximum line limit of 999,999 lines.",
+      isError: true,
+    });
+    expect(view("\n".repeat(999_999), [999_999, -1]).content).toBe(`${H}\n999999\t`);
+  });
+});
