@@ -59,6 +59,16 @@ export async function executeCommand(
   input: unknown,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
+  try {
+    return await dispatch(store, input, options);
+  } catch {
+    // Only input that is not plain JSON (a throwing getter, a hostile proxy) or a broken options
+    // object gets here; store failures are handled below, with the command and path named.
+    return fail(msg.unexpected());
+  }
+}
+
+async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
   const settings: Settings = { ...DEFAULTS };
   for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
     const value = options[key];

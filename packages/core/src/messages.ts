@@ -87,5 +87,6 @@ export const msg = {
   // §5 storage failures
   storeFailed: (operation: string, path: string, reason: string) =>
     `Error: ${operation} failed for ${path}: ${reason}`,
+  unexpected: () => "Error: The memory tool failed unexpectedly",
   reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",
 } as const;

@@ -6,7 +6,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contextManagement, handleMemoryToolUse, MEMORY_SYSTEM_PROMPT, memoryTool } from "../src/anthropic/index.js";
+import {
+  contextManagement,
+  handleMemoryToolUse,
+  MEMORY_SYSTEM_PROMPT,
+  memoryTool,
+} from "../src/anthropic/index.js";
 import { executeCommand, InMemoryStore } from "../src/index.js";
 
 type Json = Record<string, unknown>;
@@ -80,11 +85,12 @@ const script: Block[][] = [
       path: NOTES,
       file_text: "# Web scraper\nStatus: investigating\n- timeout=5 too short\n",
     }),
-    use("toolu_03", { command: "create", path: NOTES, file_text: "again\n" }),
-    use("toolu_04", { command: "view", path: "/memories/nope.md" }),
-    use("toolu_05", { command: "view", path: "/etc/passwd" }),
+    use("toolu_03", { command: "view", path: "/memories/nope.md" }),
+    use("toolu_04", { command: "view", path: "/etc/passwd" }),
   ],
+  // The runner starts the calls of one turn at once; the memory tool runs them in the model's order.
   [
+    use("toolu_05", { command: "create", path: NOTES, file_text: "again\n" }),
     use("toolu_06", {
       command: "str_replace",
       path: NOTES,
@@ -93,7 +99,18 @@ const script: Block[][] = [
     }),
     use("toolu_07", { command: "str_replace", path: NOTES, old_str: "t", new_str: "T" }),
   ],
-  [use("toolu_08", { command: "view", path: NOTES })],
+  [
+    use("toolu_08", { command: "view", path: NOTES }),
+    use("toolu_09", { command: "create", path: "/memories/todo.md", file_text: "A\n" }),
+    use("toolu_10", { command: "insert", path: "/memories/todo.md", insert_line: 1, insert_text: "B\n" }),
+    use("toolu_11", { command: "view", path: "/memories/todo.md" }),
+    use("toolu_12", {
+      command: "rename",
+      old_path: "/memories/todo.md",
+      new_path: "/memories/scraper/todo.md",
+    }),
+    use("toolu_13", { command: "delete", path: "/memories/scraper/todo.md" }),
+  ],
   [text("The fix is recorded in memory.")],
 ];
 
@@ -143,18 +160,12 @@ describe("memoryTool in the SDK's tool runner", () => {
       {
         type: "tool_result",
         tool_use_id: "toolu_03",
-        content: `Error: File ${NOTES} already exists`,
-        is_error: true,
-      },
-      {
-        type: "tool_result",
-        tool_use_id: "toolu_04",
         content: "The path /memories/nope.md does not exist. Please provide a valid path.",
         is_error: true,
       },
       {
         type: "tool_result",
-        tool_use_id: "toolu_05",
+        tool_use_id: "toolu_04",
         content:
           "Error: The path /etc/passwd is outside the memory directory. All paths must start with /memories",
         is_error: true,
@@ -162,8 +173,14 @@ describe("memoryTool in the SDK's tool runner", () => {
     ]);
   });
 
-  it("reports edits with their snippet, and ambiguous edits as errors", () => {
+  it("refuses to overwrite, reports edits with their snippet, and ambiguous edits as errors", () => {
     expect(toolResultsOf(api.received[3])).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_05",
+        content: `Error: File ${NOTES} already exists`,
+        is_error: true,
+      },
       {
         type: "tool_result",
         tool_use_id: "toolu_06",
@@ -181,13 +198,18 @@ describe("memoryTool in the SDK's tool runner", () => {
     ]);
   });
 
-  it("shows the file as it now is", () => {
+  it("runs the calls of one turn in the order the model wrote them", () => {
+    const result = (id: string, content: string) => ({ type: "tool_result", tool_use_id: id, content });
     expect(toolResultsOf(api.received[4])).toEqual([
-      {
-        type: "tool_result",
-        tool_use_id: "toolu_08",
-        content: `Here's the content of ${NOTES} with line numbers:\n     1\t# Web scraper\n     2\tStatus: fixed\n     3\t- timeout=5 too short`,
-      },
+      result(
+        "toolu_08",
+        `Here's the content of ${NOTES} with line numbers:\n     1\t# Web scraper\n     2\tStatus: fixed\n     3\t- timeout=5 too short`,
+      ),
+      result("toolu_09", "File created successfully at: /memories/todo.md"),
+      result("toolu_10", "The file /memories/todo.md has been edited."),
+      result("toolu_11", "Here's the content of /memories/todo.md with line numbers:\n     1\tA\n     2\tB"),
+      result("toolu_12", "Successfully renamed /memories/todo.md to /memories/scraper/todo.md"),
+      result("toolu_13", "Successfully deleted /memories/scraper/todo.md"),
     ]);
   });
 
@@ -198,7 +220,9 @@ describe("memoryTool in the SDK's tool runner", () => {
       isError: false,
     });
     const file = await store.read(NOTES);
-    expect(new TextDecoder().decode(file?.data)).toBe("# Web scraper\nStatus: fixed\n- timeout=5 too short\n");
+    expect(new TextDecoder().decode(file?.data)).toBe(
+      "# Web scraper\nStatus: fixed\n- timeout=5 too short\n",
+    );
   });
 });
 
@@ -218,7 +242,10 @@ describe("handleMemoryToolUse in a hand-written loop", () => {
         messages.push({ role: "assistant", content: reply.content });
         const uses = reply.content.filter((b) => b.type === "tool_use");
         if (uses.length === 0) break;
-        messages.push({ role: "user", content: await Promise.all(uses.map((b) => handleMemoryToolUse(b, store))) });
+        // One at a time, in the model's order.
+        const results = [];
+        for (const use of uses) results.push(await handleMemoryToolUse(use, store));
+        messages.push({ role: "user", content: results });
       }
       expect(toolResultsOf(api.received[1])).toEqual([
         {

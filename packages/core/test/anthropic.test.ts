@@ -1,6 +1,5 @@
 import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import { describe, expect, it } from "vitest";
-import { InMemoryStore, type MemoryStore } from "../src/index.js";
 import {
   CONTEXT_MANAGEMENT_BETA,
   contextManagement,
@@ -9,18 +8,10 @@ import {
   MEMORY_TIDINESS_NOTE,
   memoryTool,
 } from "../src/anthropic/index.js";
+import { InMemoryStore } from "../src/index.js";
 
 const EMPTY_ROOT =
   "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories";
-
-/** A store whose every method throws something the engine does not expect from a store. */
-const brokenStore = (): MemoryStore =>
-  new Proxy(new InMemoryStore(), {
-    get(target, key, receiver) {
-      if (key === "capabilities") throw new TypeError("secret-token-123 leaked from a bug");
-      return Reflect.get(target, key, receiver);
-    },
-  });
 
 describe("memoryTool", () => {
   it("carries the memory_20250818 definition and extra definition fields", () => {
@@ -61,16 +52,6 @@ describe("memoryTool", () => {
       "Error: File /memories/a.txt would be 5 bytes, which exceeds the limit of 4 bytes",
     );
   });
-
-  it("hides the cause of an unexpected failure from the model and reports it to the hook", async () => {
-    const seen: unknown[] = [];
-    const tool = memoryTool(brokenStore(), { onUnexpectedError: (e) => seen.push(e) });
-    const error = await Promise.resolve(tool.run({ command: "view", path: "/memories" })).catch(
-      (e: unknown) => e,
-    );
-    expect((error as ToolError).content).toBe("Error: The memory tool failed unexpectedly");
-    expect(seen).toHaveLength(1);
-  });
 });
 
 describe("handleMemoryToolUse", () => {
@@ -106,19 +87,6 @@ describe("handleMemoryToolUse", () => {
     const block = await handleMemoryToolUse({ id: "toolu_3", input: "view /memories" }, new InMemoryStore());
     expect(block.content).toBe("Error: The memory tool input must be a JSON object");
     expect(block.is_error).toBe(true);
-  });
-
-  it("never throws, and never shows the model what an unexpected failure said", async () => {
-    const block = await handleMemoryToolUse(
-      { id: "toolu_4", input: { command: "view", path: "/memories" } },
-      brokenStore(),
-    );
-    expect(block).toStrictEqual({
-      type: "tool_result",
-      tool_use_id: "toolu_4",
-      content: "Error: The memory tool failed unexpectedly",
-      is_error: true,
-    });
   });
 });
 

@@ -254,3 +254,33 @@ describe("executeCommand", () => {
     );
   });
 });
+
+describe("executeCommand with input that is not plain JSON", () => {
+  it("answers a throwing getter with an error result", async () => {
+    const store = new InMemoryStore();
+    const hostile = {
+      command: "create",
+      get path(): string {
+        throw new Error("boom");
+      },
+    };
+    expect(await executeCommand(store, hostile)).toEqual({
+      content: "Error: The memory tool failed unexpectedly",
+      isError: true,
+    });
+    const proxy = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("trap");
+        },
+        has: () => true,
+        getOwnPropertyDescriptor: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    expect((await executeCommand(store, proxy)).isError).toBe(true);
+    expect(await store.list("/memories", 2)).toEqual({ size: 0, entries: [] });
+  });
+});

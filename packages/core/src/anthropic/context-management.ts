@@ -37,7 +37,7 @@ export interface ContextManagementParams {
  * @example
  * ```ts
  * const runner = client.beta.messages.toolRunner({
- *   model: "claude-sonnet-4-5",
+ *   model: "claude-sonnet-5-5",
  *   max_tokens: 2048,
  *   tools: [memoryTool(store)],
  *   messages,

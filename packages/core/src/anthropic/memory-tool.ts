@@ -1,18 +1,15 @@
+import type { BetaRunnableTool } from "@anthropic-ai/sdk/lib/tools/BetaRunnableTool";
+import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import type {
   BetaMemoryTool20250818,
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
-import type { BetaRunnableTool } from "@anthropic-ai/sdk/lib/tools/BetaRunnableTool";
-import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
-import { type ExecuteOptions, executeCommand, type ToolResult } from "../execute.js";
-import type { MemoryStore } from "../store.js";
+import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "../index.js";
+import { msg } from "../messages.js";
 
 /** The tool's definition as the Messages API expects it in `tools`. */
 export const MEMORY_TOOL_DEFINITION = { type: "memory_20250818", name: "memory" } as const;
-
-/** The result given to the model when the engine itself throws; it names no detail of the cause. */
-const UNEXPECTED_FAILURE = "Error: The memory tool failed unexpectedly";
 
 export interface MemoryToolOptions extends ExecuteOptions {
   /** Extra fields of the tool definition, e.g. `{ cache_control: { type: "ephemeral" } }`. */
@@ -28,13 +25,21 @@ export interface MemoryToolOptions extends ExecuteOptions {
 export type MemoryRunnableTool = BetaMemoryTool20250818 & BetaRunnableTool<unknown>;
 
 /** Runs one command; never throws. */
-const runCommand = async (store: MemoryStore, input: unknown, options: MemoryToolOptions): Promise<ToolResult> => {
+const runCommand = async (
+  store: MemoryStore,
+  input: unknown,
+  options: MemoryToolOptions,
+): Promise<ToolResult> => {
   const { definition: _definition, onUnexpectedError, ...execute } = options;
   try {
     return await executeCommand(store, input, execute);
   } catch (error) {
-    onUnexpectedError?.(error);
-    return { content: UNEXPECTED_FAILURE, isError: true };
+    try {
+      onUnexpectedError?.(error);
+    } catch {
+      // A failing hook must not turn into a thrown tool call.
+    }
+    return { content: msg.unexpected(), isError: true };
   }
 };
 
@@ -42,6 +47,11 @@ const runCommand = async (store: MemoryStore, input: unknown, options: MemoryToo
  * The memory tool as a runnable tool for `client.beta.messages.toolRunner()`. Every call runs through
  * `executeCommand`, so the model receives the exact strings of the spec; error results carry
  * `is_error: true` with their text unchanged.
+ *
+ * The calls of one tool run one at a time, in the order the runner starts them, which is the order the
+ * model wrote them. (The runner starts all calls of a reply at once; a `create` and an edit of the same
+ * file in one reply must not race.) Give each conversation its own tool so that they do not wait on
+ * each other; stores keep concurrent conversations safe.
  *
  * @example
  * ```ts
@@ -51,7 +61,7 @@ const runCommand = async (store: MemoryStore, input: unknown, options: MemoryToo
  *
  * const client = new Anthropic();
  * const reply = await client.beta.messages.toolRunner({
- *   model: "claude-sonnet-4-5",
+ *   model: "claude-sonnet-5-5",
  *   max_tokens: 2048,
  *   system: MEMORY_SYSTEM_PROMPT,
  *   tools: [memoryTool(new InMemoryStore())],
@@ -59,18 +69,23 @@ const runCommand = async (store: MemoryStore, input: unknown, options: MemoryToo
  * });
  * ```
  */
-export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => ({
-  ...options.definition,
-  ...MEMORY_TOOL_DEFINITION,
-  // The engine validates the raw input itself, so that malformed input gets the spec's messages.
-  parse: (input: unknown): unknown => input,
-  run: async (input: unknown): Promise<string> => {
-    const result = await runCommand(store, input, options);
-    // The runner sends a ToolError's content as it is, with `is_error: true`.
-    if (result.isError) throw new ToolError(result.content);
-    return result.content;
-  },
-});
+export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
+  let previous: Promise<unknown> = Promise.resolve();
+  return {
+    ...options.definition,
+    ...MEMORY_TOOL_DEFINITION,
+    // The engine validates the raw input itself, so that malformed input gets the spec's messages.
+    parse: (input: unknown): unknown => input,
+    run: async (input: unknown): Promise<string> => {
+      const result = previous.then(() => runCommand(store, input, options));
+      previous = result;
+      const { content, isError } = await result;
+      // The runner sends a ToolError's content as it is, with `is_error: true`.
+      if (isError) throw new ToolError(content);
+      return content;
+    },
+  };
+};
 
 /** A `tool_result` block with an explicit `is_error`. */
 export interface MemoryToolResultBlock extends BetaToolResultBlockParam {
