@@ -49,7 +49,7 @@ const isCommandName = (value: unknown): value is CommandName =>
 
 const describe = (value: unknown): string => {
   if (typeof value === "string") return value;
-  if (value === undefined) return "undefined";
+  if (value === undefined || value === null) return "";
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
@@ -77,8 +77,8 @@ const checkParam = (param: Param, value: unknown): string | null => {
 };
 
 /**
- * Checks the raw input of a memory `tool_use` block. Unknown extra fields are ignored; an optional
- * parameter given as `null` counts as absent.
+ * Checks the raw input of a memory `tool_use` block. Unknown extra fields are ignored; a parameter
+ * given as `null` counts as absent (a missing command is shown as an empty name).
  *
  * @example
  * ```ts
@@ -97,7 +97,7 @@ export function parseCommand(input: unknown): Parsed {
   const command: Record<string, unknown> = { command: name };
   for (const param of PARAMS[name]) {
     const value = Object.hasOwn(fields, param.name) ? fields[param.name] : undefined;
-    if (value === undefined || (value === null && param.optional)) {
+    if (value === undefined || value === null) {
       if (param.optional) continue;
       return { ok: false, error: msg.missingParam(param.name, name) };
     }

@@ -12,10 +12,10 @@ describe("parseCommand", () => {
   });
 
   it.each([
-    [{}, "undefined"],
+    [{}, ""],
     [{ command: "list" }, "list"],
     [{ command: 7 }, "7"],
-    [{ command: null }, "null"],
+    [{ command: null }, ""],
     [{ command: "toString" }, "toString"],
   ])("refuses unknown command %j", (input, shown) => {
     expect(error(input)).toBe(
@@ -76,7 +76,7 @@ describe("parseCommand", () => {
     );
   });
 
-  it("defaults new_str, ignores extra fields, treats null optionals as absent", () => {
+  it("defaults new_str, ignores extra fields, treats null as absent", () => {
     expect(parseCommand({ command: "str_replace", path: "/memories/a", old_str: "x", extra: 1 })).toEqual({
       ok: true,
       command: { command: "str_replace", path: "/memories/a", old_str: "x", new_str: "" },
@@ -86,7 +86,7 @@ describe("parseCommand", () => {
       command: { command: "view", path: "/memories" },
     });
     expect(error({ command: "create", path: "/memories/a", file_text: null })).toBe(
-      "Error: Parameter `file_text` must be a string",
+      "Error: Missing required parameter `file_text` for command `create`",
     );
   });
 });

@@ -1,0 +1,240 @@
+/**
+ * Golden transcripts: the expected results of SPEC.md, written by hand as JSON data files under
+ * `golden/`, and the loader that checks their shape.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ContentSpec } from "./content.js";
+
+/** The `executeCommand` options a transcript may set (small limits keep budget tests cheap). */
+export interface TranscriptOptions {
+  readonly maxFileBytes?: number;
+  readonly viewCharLimit?: number;
+  readonly listLimit?: number;
+}
+
+/** One tool call and its exact expected result. */
+export interface GoldenStep {
+  /** The raw `input` of the `tool_use` block, passed to `executeCommand` as is. */
+  readonly input: unknown;
+  /** The exact expected `content`. In the JSON file, a list of strings stands for its lines joined by `\n`. */
+  readonly content: string;
+  readonly isError: boolean;
+  readonly note?: string;
+}
+
+export interface GoldenTranscript {
+  /** The file name without `.json`. */
+  readonly name: string;
+  readonly description: string;
+  readonly options: TranscriptOptions;
+  /** Files written with `store.write(path, bytes, { ifAbsent: true })` before the first step, in order. */
+  readonly files: Readonly<Record<string, ContentSpec>>;
+  readonly steps: readonly GoldenStep[];
+  /**
+   * Every listed file after the last step with its exact content; nothing else may be listed. Files under a
+   * hidden or `node_modules` name are not listed, so those named here are checked by reading them.
+   */
+  readonly final: Readonly<Record<string, ContentSpec>>;
+  /** Paths that must not exist after the last step (useful for hidden files, which listings never show). */
+  readonly absent: readonly string[];
+}
+
+/** A golden file that does not have the documented shape. */
+export class GoldenFormatError extends Error {
+  constructor(source: string, where: string, problem: string) {
+    super(`${source}: ${where}: ${problem}`);
+    this.name = "GoldenFormatError";
+  }
+}
+
+/** The directory holding the golden transcripts shipped with this package. */
+export const goldenDirectory: string = fileURLToPath(new URL("../golden/", import.meta.url));
+
+/**
+ * Loads every `*.json` transcript of a directory, sorted by name, and checks each one's shape.
+ *
+ * @example
+ * ```ts
+ * import { loadGoldenTranscripts } from "@mem/conformance";
+ * for (const t of loadGoldenTranscripts()) console.log(t.name, t.steps.length);
+ * ```
+ */
+export function loadGoldenTranscripts(directory: string = goldenDirectory): GoldenTranscript[] {
+  return readdirSync(directory)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((file) => {
+      const source = join(directory, file);
+      let value: unknown;
+      try {
+        value = JSON.parse(readFileSync(source, "utf8"));
+      } catch (error) {
+        throw new GoldenFormatError(source, "file", `not valid JSON (${(error as Error).message})`);
+      }
+      return parseGoldenTranscript(value, basename(file, ".json"), source);
+    });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const isCount = (value: unknown): value is number =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/** True for a canonical memory file path: below `/memories`, NFC, no empty, `.` or `..` segment. */
+const isCanonicalFilePath = (path: string): boolean =>
+  path.startsWith("/memories/") &&
+  path === path.normalize("NFC") &&
+  path
+    .slice("/memories/".length)
+    .split("/")
+    .every((name) => name !== "" && name !== "." && name !== "..");
+
+/**
+ * Checks the shape of one parsed transcript and returns it typed. `source` names the file in errors.
+ *
+ * @example
+ * ```ts
+ * const t = parseGoldenTranscript(
+ *   { steps: [{ input: { command: "view", path: "/memories" }, content: "...", isError: false }] },
+ *   "example",
+ * );
+ * ```
+ */
+export function parseGoldenTranscript(value: unknown, name: string, source: string = name): GoldenTranscript {
+  const fail = (where: string, problem: string): never => {
+    throw new GoldenFormatError(source, where, problem);
+  };
+  if (!isRecord(value)) return fail("transcript", "must be a JSON object");
+  const known = new Set(["description", "options", "files", "steps", "final", "absent"]);
+  for (const key of Object.keys(value)) if (!known.has(key)) fail(key, "unknown field");
+
+  const description = value["description"] ?? "";
+  if (typeof description !== "string") fail("description", "must be a string");
+
+  const options = parseOptions(value["options"] ?? {}, fail);
+  const files = parseFileMap(value["files"] ?? {}, "files", fail);
+
+  const rawSteps = value["steps"];
+  if (!Array.isArray(rawSteps) || rawSteps.length === 0) fail("steps", "must be a non-empty list");
+  const steps = (rawSteps as unknown[]).map((step, i) => parseStep(step, `steps[${i}]`, fail));
+
+  const final = parseFileMap(value["final"] ?? {}, "final", fail);
+  const rawAbsent = value["absent"] ?? [];
+  if (!Array.isArray(rawAbsent)) return fail("absent", "must be a list of paths");
+  const absent = rawAbsent.map((path, i) =>
+    typeof path === "string" && isCanonicalFilePath(path)
+      ? path
+      : fail(`absent[${i}]`, "must be a canonical path below /memories"),
+  );
+  return { name, description: description as string, options, files, steps, final, absent };
+}
+
+type Fail = (where: string, problem: string) => never;
+
+function parseOptions(value: unknown, fail: Fail): TranscriptOptions {
+  if (!isRecord(value)) return fail("options", "must be an object");
+  const options: { maxFileBytes?: number; viewCharLimit?: number; listLimit?: number } = {};
+  for (const [key, limit] of Object.entries(value)) {
+    if (key !== "maxFileBytes" && key !== "viewCharLimit" && key !== "listLimit") {
+      fail(`options.${key}`, "unknown option (allowed: maxFileBytes, viewCharLimit, listLimit)");
+    }
+    if (!isCount(limit) || limit === 0) fail(`options.${key}`, "must be a positive integer");
+    options[key as keyof TranscriptOptions] = limit as number;
+  }
+  return options;
+}
+
+function parseFileMap(value: unknown, where: string, fail: Fail): Record<string, ContentSpec> {
+  if (!isRecord(value)) return fail(where, "must be an object mapping paths to contents");
+  const out: Record<string, ContentSpec> = {};
+  for (const [path, spec] of Object.entries(value)) {
+    if (!isCanonicalFilePath(path)) fail(`${where}["${path}"]`, "must be a canonical path below /memories");
+    out[path] = parseContent(spec, `${where}["${path}"]`, fail);
+  }
+  return out;
+}
+
+function parseContent(value: unknown, where: string, fail: Fail): ContentSpec {
+  if (typeof value === "string") {
+    if (LONE_SURROGATE.test(value)) fail(where, "text has a lone surrogate; use { base64 } for raw bytes");
+    return value;
+  }
+  if (!isRecord(value)) return fail(where, "must be text or a content generator object");
+  const keys = Object.keys(value).sort().join(",");
+  if (keys === "base64") {
+    const b64 = value["base64"];
+    if (typeof b64 !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) {
+      fail(where, "base64 must be padded standard base64");
+    }
+    return { base64: b64 as string };
+  }
+  if (keys === "count,repeat") {
+    const { repeat, count } = value;
+    if (typeof repeat !== "string" || repeat === "" || LONE_SURROGATE.test(repeat)) {
+      fail(`${where}.repeat`, "must be non-empty text");
+    }
+    if (!isCount(count)) fail(`${where}.count`, "must be a non-negative integer");
+    return { repeat: repeat as string, count: count as number };
+  }
+  if ("lines" in value) {
+    for (const key of Object.keys(value)) {
+      if (!["lines", "prefix", "newline", "trailingNewline"].includes(key))
+        fail(`${where}.${key}`, "unknown field");
+    }
+    const { lines, prefix, newline, trailingNewline } = value;
+    if (!isCount(lines)) fail(`${where}.lines`, "must be a non-negative integer");
+    const spec: { lines: number; prefix?: string; newline?: string; trailingNewline?: boolean } = {
+      lines: lines as number,
+    };
+    if (prefix !== undefined) {
+      if (typeof prefix !== "string") fail(`${where}.prefix`, "must be a string");
+      spec.prefix = prefix as string;
+    }
+    if (newline !== undefined) {
+      if (typeof newline !== "string" || newline === "")
+        fail(`${where}.newline`, "must be a non-empty string");
+      spec.newline = newline as string;
+    }
+    if (trailingNewline !== undefined) {
+      if (typeof trailingNewline !== "boolean") fail(`${where}.trailingNewline`, "must be a boolean");
+      spec.trailingNewline = trailingNewline as boolean;
+    }
+    return spec;
+  }
+  if (keys === "concat") {
+    const parts = value["concat"];
+    if (!Array.isArray(parts)) return fail(`${where}.concat`, "must be a list of contents");
+    return { concat: parts.map((part, i) => parseContent(part, `${where}.concat[${i}]`, fail)) };
+  }
+  return fail(where, "unknown content form (text, base64, repeat/count, lines, concat)");
+}
+
+function parseStep(value: unknown, where: string, fail: Fail): GoldenStep {
+  if (!isRecord(value)) return fail(where, "must be an object");
+  for (const key of Object.keys(value)) {
+    if (!["input", "content", "isError", "note"].includes(key)) fail(`${where}.${key}`, "unknown field");
+  }
+  if (!("input" in value)) fail(`${where}.input`, "is required (it may be any JSON value)");
+  const raw = value["content"];
+  let content: string;
+  if (typeof raw === "string") content = raw;
+  else if (Array.isArray(raw) && raw.length > 0 && raw.every((line) => typeof line === "string")) {
+    content = raw.join("\n");
+  } else return fail(`${where}.content`, "must be a string or a non-empty list of lines");
+  const isError = value["isError"];
+  if (typeof isError !== "boolean") fail(`${where}.isError`, "must be true or false");
+  const note = value["note"];
+  if (note !== undefined && typeof note !== "string") fail(`${where}.note`, "must be a string");
+  const step: { input: unknown; content: string; isError: boolean; note?: string } = {
+    input: value["input"],
+    content,
+    isError: isError as boolean,
+  };
+  if (typeof note === "string") step.note = note;
+  return step;
+}

@@ -1,0 +1,88 @@
+import type { MemoryStore } from "@mem/core";
+import { describe } from "vitest";
+import { type GoldenTranscript, loadGoldenTranscripts } from "./golden.js";
+import { concurrencySuite } from "./suites/concurrency-suite.js";
+import { failureSuite } from "./suites/failure-suite.js";
+import { goldenSuite } from "./suites/golden-suite.js";
+import type { Harness } from "./suites/harness.js";
+import { hostileSuite } from "./suites/hostile-suite.js";
+import { reservedSuite } from "./suites/reserved-suite.js";
+
+export interface ConformanceOptions {
+  /** Timeout of each test in milliseconds. Default 60,000. */
+  readonly timeout?: number;
+  /** Runs of each fast-check property. Default 40. */
+  readonly propertyRuns?: number;
+  /** Concurrent str_replace/insert calls on one file; at least 50 (the default). */
+  readonly concurrentEdits?: number;
+  /** Concurrent creates of one path; at least 30 (the default). */
+  readonly concurrentCreates?: number;
+  /** More transcripts to play after the shipped ones (see `parseGoldenTranscript`). */
+  readonly extraTranscripts?: readonly GoldenTranscript[];
+}
+
+export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
+  /** Shown in the name of the top-level `describe`. */
+  readonly name: string;
+  /** A fresh, empty store. Called once per test. */
+  readonly create: () => S | Promise<S>;
+  /**
+   * Another instance over the same backend as `store` (for example a second client on the same bucket,
+   * database or directory), used for the cross-instance concurrency tests. Default: `store` itself.
+   * Peers other than `store` are closed with their `close()` after use.
+   */
+  readonly peer?: (store: S) => MemoryStore | Promise<MemoryStore>;
+  /** Removes what `create` made (bucket prefix, keys, directory) and closes the store. Runs even on failure. */
+  readonly destroy?: (store: S) => void | Promise<void>;
+  readonly options?: ConformanceOptions;
+}
+
+/**
+ * Registers the conformance suite for a {@link MemoryStore} with vitest: every golden transcript of
+ * SPEC.md, reserved names, storage failures, cross-instance concurrency, and hostile input. Call it at
+ * the top level of a test file.
+ *
+ * @example
+ * ```ts
+ * // test/conformance.test.ts
+ * import { InMemoryStore } from "@mem/core";
+ * import { runConformance } from "@mem/conformance";
+ *
+ * runConformance({ name: "InMemoryStore", create: () => new InMemoryStore() });
+ * ```
+ */
+export function runConformance<S extends MemoryStore>(target: ConformanceTarget<S>): void {
+  const options = target.options ?? {};
+  const harness: Harness<S> = {
+    async withStore(body) {
+      const store = await target.create();
+      try {
+        await body(store);
+      } finally {
+        await target.destroy?.(store);
+      }
+    },
+    async openPeer(store) {
+      const peer = target.peer ? await target.peer(store) : store;
+      return {
+        peer,
+        release: async () => {
+          if (peer !== store) await peer.close?.();
+        },
+      };
+    },
+    timeout: options.timeout ?? 60_000,
+    propertyRuns: options.propertyRuns ?? 40,
+    concurrentEdits: Math.max(50, options.concurrentEdits ?? 50),
+    concurrentCreates: Math.max(30, options.concurrentCreates ?? 30),
+  };
+  const transcripts = [...loadGoldenTranscripts(), ...(options.extraTranscripts ?? [])];
+
+  describe(`memory store conformance: ${target.name}`, () => {
+    goldenSuite(harness, transcripts);
+    reservedSuite(harness);
+    failureSuite(harness);
+    concurrencySuite(harness);
+    hostileSuite(harness);
+  });
+}

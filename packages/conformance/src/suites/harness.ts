@@ -1,0 +1,13 @@
+import type { MemoryStore } from "@mem/core";
+
+/** What every suite needs from `runConformance`'s target, with the defaults filled in. */
+export interface Harness<S extends MemoryStore> {
+  /** Runs `body` against a fresh empty store and cleans the store up afterwards, even on failure. */
+  withStore(body: (store: S) => Promise<void>): Promise<void>;
+  /** Another instance over the same backend as `store`, and how to release it. */
+  openPeer(store: S): Promise<{ peer: MemoryStore; release: () => Promise<void> }>;
+  readonly timeout: number;
+  readonly propertyRuns: number;
+  readonly concurrentEdits: number;
+  readonly concurrentCreates: number;
+}

@@ -1,0 +1,99 @@
+/**
+ * Thin stores around the store under test, for behaviour a plain store cannot show on demand:
+ * reserved names and storage failures.
+ */
+import {
+  type FileData,
+  type Listing,
+  type MemoryStore,
+  type Stat,
+  type StoreCapabilities,
+  StoreFailureError,
+  type WriteCondition,
+} from "@mem/core";
+
+/** Delegates everything to `inner`. */
+class DelegatingStore implements MemoryStore {
+  constructor(protected readonly inner: MemoryStore) {}
+  get capabilities(): StoreCapabilities {
+    return this.inner.capabilities;
+  }
+  read(path: string): Promise<FileData | null> {
+    return this.inner.read(path);
+  }
+  stat(path: string): Promise<Stat | null> {
+    return this.inner.stat(path);
+  }
+  list(dir: string, depth: number): Promise<Listing | null> {
+    return this.inner.list(dir, depth);
+  }
+  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: string }> {
+    return this.inner.write(path, data, condition);
+  }
+  delete(path: string): Promise<boolean> {
+    return this.inner.delete(path);
+  }
+  rename(from: string, to: string): Promise<void> {
+    return this.inner.rename(from, to);
+  }
+  isReservedName(name: string): boolean {
+    return this.inner.isReservedName?.(name) ?? false;
+  }
+}
+
+/** `inner`, plus one extra name reserved for bookkeeping. */
+export class ReservingStore extends DelegatingStore {
+  constructor(
+    inner: MemoryStore,
+    private readonly reserved: string,
+  ) {
+    super(inner);
+  }
+  override isReservedName(name: string): boolean {
+    return name === this.reserved || super.isReservedName(name);
+  }
+}
+
+export type StoreOperation = "read" | "stat" | "list" | "write" | "delete" | "rename";
+
+/** `inner`, except that the chosen operations throw `makeError()` instead of reaching it. */
+export class FailingStore extends DelegatingStore {
+  constructor(
+    inner: MemoryStore,
+    private readonly failing: ReadonlySet<StoreOperation>,
+    private readonly makeError: () => Error = () => new StoreFailureError("simulated outage"),
+  ) {
+    super(inner);
+  }
+  private guard(operation: StoreOperation): void {
+    if (this.failing.has(operation)) throw this.makeError();
+  }
+  override async read(path: string): Promise<FileData | null> {
+    this.guard("read");
+    return super.read(path);
+  }
+  override async stat(path: string): Promise<Stat | null> {
+    this.guard("stat");
+    return super.stat(path);
+  }
+  override async list(dir: string, depth: number): Promise<Listing | null> {
+    this.guard("list");
+    return super.list(dir, depth);
+  }
+  override async write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+  ): Promise<{ version: string }> {
+    this.guard("write");
+    return super.write(path, data, condition);
+  }
+  override async delete(path: string): Promise<boolean> {
+    this.guard("delete");
+    return super.delete(path);
+  }
+  override async rename(from: string, to: string): Promise<void> {
+    this.guard("rename");
+    return super.rename(from, to);
+  }
+}

@@ -1,0 +1,4 @@
+import { InMemoryStore } from "@mem/core";
+import { runConformance } from "../src/index.js";
+
+runConformance({ name: "InMemoryStore", create: () => new InMemoryStore() });
