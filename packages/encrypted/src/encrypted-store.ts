@@ -1,0 +1,438 @@
+import {
+  AlreadyExistsError,
+  ConflictError,
+  type FileData,
+  isListedName,
+  isSameOrInside,
+  type Listing,
+  type MemoryStore,
+  NotFoundError,
+  pathOf,
+  ROOT,
+  rebase,
+  type Stat,
+  type StoreCapabilities,
+  StoreFailureError,
+  segmentsOf,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import { type Cipher, IntegrityError, integrityError, keyIdOf, open, plaintextSize, seal } from "./format.js";
+import { checkKdfParams, DEFAULT_KDF, derivePassphraseKeys, type KdfParams } from "./kdf.js";
+import { type KeyMaterial, type Keyring, type KeySource, keySources } from "./keys.js";
+import { formerPaths, type Move, newMove, parseMove } from "./moves.js";
+import { readPathSet, updatePathSet } from "./path-set.js";
+import { isOwnReservedName, keyCheckPath, RENAME_JOURNAL_PATH, UNLISTED_INDEX_PATH } from "./reserved.js";
+import { loadSodium } from "./sodium.js";
+
+export interface EncryptedStoreOptions {
+  /** One key (id `"default"`): 32 bytes, their base64, or `{ passphrase }`. Give this or `keyring`. */
+  key?: KeyMaterial;
+  /** Several keys by id; writes use `active`, reads use whichever key a file's header names. */
+  keyring?: Keyring;
+  /**
+   * Bound into every ciphertext next to its path, e.g. a tenant id: ciphertexts copied between stores
+   * with different contexts fail to open even under the same key. Must stay the same for the data's life.
+   */
+  context?: string;
+  /** Argon2id cost for passphrase keys; used only when the store's salt is first created. */
+  kdf?: KdfParams;
+}
+
+export interface RotationOptions {
+  /** Stops the rotation between two files; run `rotate()` again to continue where it stopped. */
+  signal?: AbortSignal;
+}
+
+export interface RotationReport {
+  /** Files re-encrypted under the active key by this run. */
+  rotated: number;
+  /** Files that were already under the active key. */
+  current: number;
+}
+
+/** Paths are at most 1024 bytes, so no tree is deeper than this. */
+const ALL_DEPTHS = 1024;
+const MAX_ATTEMPTS = 50;
+
+const isUnlistedPath = (path: string): boolean => !segmentsOf(path).every(isListedName);
+
+/**
+ * A journal entry whose source still exists and whose destination never appeared may belong to a rename
+ * about to move on another instance; after this long it is taken as abandoned (crashed before the move).
+ */
+const ABANDONED_AFTER_MS = 10 * 60 * 1000;
+
+/**
+ * A {@link MemoryStore} that encrypts every file of another store with XChaCha20-Poly1305, binding each
+ * ciphertext to its path. Tampered, truncated, moved or foreign ciphertexts fail with
+ * `StoreFailureError("integrity check failed: ...")`, which core reports as an error result.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand, InMemoryStore } from "@mem/core";
+ * import { EncryptedStore } from "@mem/encrypted";
+ *
+ * const store = new EncryptedStore(new InMemoryStore(), { key: process.env.MEMORY_KEY! });
+ * await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "secret\n" });
+ * ```
+ */
+export class EncryptedStore implements MemoryStore {
+  readonly capabilities: StoreCapabilities;
+  /** Resolves once libsodium is loaded and the keys are derived and checked. Methods wait for it themselves. */
+  readonly ready: Promise<void>;
+
+  readonly #inner: MemoryStore;
+  readonly #sources: readonly KeySource[];
+  readonly #context: Uint8Array;
+  readonly #kdf: KdfParams;
+  #cipher: Promise<Cipher> | null = null;
+  #closed = false;
+
+  constructor(inner: MemoryStore, options: EncryptedStoreOptions) {
+    this.#inner = inner;
+    this.#sources = keySources(options);
+    this.#context = new TextEncoder().encode(options.context ?? "");
+    this.#kdf = checkKdfParams(options.kdf ?? DEFAULT_KDF);
+    this.capabilities = {
+      crossProcessSafe: inner.capabilities.crossProcessSafe,
+      atomicDirectoryRename: false,
+    };
+    this.ready = this.#ready().then(() => undefined);
+    // A failed start is retried by the next call; the rejection is reported there, not as unhandled.
+    this.ready.catch(() => {});
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    const cipher = await this.#ready();
+    const file = await this.#inner.read(path);
+    if (!file) return null;
+    return { data: await this.#open(cipher, file.data, path), version: file.version };
+  }
+
+  async stat(path: string): Promise<Stat | null> {
+    await this.#ready();
+    const stat = await this.#inner.stat(path);
+    if (stat?.kind !== "file") return stat;
+    return { kind: "file", size: sizeOf(path, stat.size) };
+  }
+
+  /**
+   * Sizes come from ciphertext sizes less the fixed overhead. A directory's size needs every file beneath
+   * it, so this asks the inner store for the whole subtree and keeps the entries up to `depth`.
+   */
+  async list(dir: string, depth: number): Promise<Listing | null> {
+    await this.#ready();
+    const deep = await this.#inner.list(dir, ALL_DEPTHS);
+    if (!deep) return null;
+    const base = segmentsOf(dir);
+    const sizes = new Map<string, number>();
+    let total = 0;
+    for (const entry of deep.entries) {
+      if (entry.kind !== "file") continue;
+      const size = sizeOf(entry.path, entry.size);
+      total += size;
+      sizes.set(entry.path, size);
+      const segments = segmentsOf(entry.path);
+      for (let d = 1; d <= depth && base.length + d < segments.length; d++) {
+        const ancestor = pathOf(segments.slice(0, base.length + d));
+        sizes.set(ancestor, (sizes.get(ancestor) ?? 0) + size);
+      }
+    }
+    const entries = deep.entries
+      .filter((entry) => entry.depth <= depth)
+      .map((entry) => ({ ...entry, size: sizes.get(entry.path) ?? 0 }));
+    return { size: total, entries };
+  }
+
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    const cipher = await this.#ready();
+    if (isUnlistedPath(path)) await this.#recordUnlisted(cipher, [path]);
+    return this.#inner.write(path, seal(cipher, data, path), condition);
+  }
+
+  async delete(path: string): Promise<boolean> {
+    await this.#ready();
+    return this.#inner.delete(path);
+  }
+
+  /**
+   * Ciphertexts are bound to their paths, so moved files must be re-encrypted. The rename is journaled
+   * first, then the inner store moves the files (atomically where it can), then each moved file is
+   * re-encrypted in place for its new path and the journal entry is cleared. Until then a moved file
+   * opens under the path the journal says it came from, so readers never see a failure, concurrent
+   * renames and edits behave as on the inner store, and an interrupted rename is finished by `recover()`
+   * (run by every new instance and before every rename).
+   */
+  async rename(from: string, to: string): Promise<void> {
+    const cipher = await this.#ready();
+    await this.#recover(cipher).catch(() => {});
+    if (!(await this.#inner.stat(from))) throw new NotFoundError(from);
+    const moving = await this.#filesBeneathOrAt(cipher, from);
+    // A file that cannot be opened (tampered, or under a key the keyring lacks) would be stranded at its
+    // new path, bound to the old one; refuse before anything moves.
+    for (const path of moving) {
+      const file = await this.#inner.read(path);
+      if (!file) continue;
+      try {
+        await this.#open(cipher, file.data, path);
+      } catch (error) {
+        if (error instanceof IntegrityError && path !== from)
+          throw integrityError(`${path}: ${error.detail}`);
+        throw error;
+      }
+    }
+    // Hidden files keep their place in the unlisted index under their new paths.
+    await this.#recordUnlisted(cipher, moving.map((p) => rebase(p, from, to)).filter(isUnlistedPath));
+    const move = newMove(from, to, Buffer.from(cipher.sodium.randombytes_buf(12)).toString("hex"));
+    await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { add: [move.entry] });
+    try {
+      await this.#inner.rename(from, to);
+    } catch (error) {
+      // A refused rename moved nothing; after an outage, files may have moved, so recovery keeps the entry.
+      if (!(error instanceof StoreFailureError)) {
+        await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
+      }
+      throw error;
+    }
+    await this.#finishMove(cipher, move);
+  }
+
+  /**
+   * Finishes renames that a crash or outage interrupted, re-encrypting their files for their new paths.
+   * Returns how many it finished. New instances and every `rename` run this on their own, ignoring its
+   * failures; call it directly to see them.
+   */
+  async recover(): Promise<number> {
+    return this.#recover(await this.#ready());
+  }
+
+  /**
+   * Re-encrypts every file under the active key. Each file switches atomically, so files stay readable
+   * throughout (the keyring must keep the old keys until this completes), and an interrupted run is
+   * finished by running it again.
+   *
+   * @example
+   * ```ts
+   * const store = new EncryptedStore(inner, { keyring: { keys: { k1: oldKey, k2: newKey }, active: "k2" } });
+   * await store.rotate(); // then k1 can leave the keyring
+   * ```
+   */
+  async rotate(options: RotationOptions = {}): Promise<RotationReport> {
+    const cipher = await this.#ready();
+    const report: RotationReport = { rotated: 0, current: 0 };
+    await this.#recover(cipher);
+    const files = [...(await this.#filesBeneath(cipher, ROOT)), UNLISTED_INDEX_PATH, RENAME_JOURNAL_PATH];
+    for (const path of files) {
+      options.signal?.throwIfAborted();
+      const outcome = await this.#rotateFile(cipher, path);
+      if (outcome !== "missing") report[outcome]++;
+    }
+    return report;
+  }
+
+  isReservedName(name: string): boolean {
+    return isOwnReservedName(name) || (this.#inner.isReservedName?.(name) ?? false);
+  }
+
+  /** Forgets the keys (their bytes are zeroed) and closes the inner store. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pending = this.#cipher;
+    this.#cipher = null;
+    const cipher = await pending?.catch(() => null);
+    if (cipher) {
+      cipher.closed = true;
+      for (const key of cipher.keys.values()) cipher.sodium.memzero(key);
+    }
+    for (const source of this.#sources) if ("bytes" in source) source.bytes.fill(0);
+    await this.#inner.close?.();
+  }
+
+  #ready(): Promise<Cipher> {
+    if (this.#closed) return Promise.reject(new StoreFailureError("the encrypted store is closed"));
+    if (!this.#cipher) {
+      const attempt = this.#start();
+      this.#cipher = attempt;
+      attempt.catch(() => {
+        if (this.#cipher === attempt) this.#cipher = null;
+      });
+    }
+    return this.#cipher;
+  }
+
+  async #start(): Promise<Cipher> {
+    const sodium = await loadSodium();
+    const passphrases = this.#sources.flatMap((s) => ("passphrase" in s ? [s] : []));
+    const derived = await derivePassphraseKeys(this.#inner, passphrases, this.#kdf, (n) =>
+      sodium.randombytes_buf(n),
+    );
+    const keys = new Map(
+      this.#sources.map((s) => [s.id, "bytes" in s ? Uint8Array.from(s.bytes) : derived.get(s.id)!]),
+    );
+    const cipher: Cipher = {
+      sodium,
+      context: this.#context,
+      keys,
+      activeId: this.#sources[0]!.id,
+      closed: this.#closed,
+    };
+    for (const { id } of this.#sources) await this.#checkKey(cipher, id);
+    await this.#recover(cipher).catch(() => {});
+    return cipher;
+  }
+
+  /**
+   * Each key id gets a small check file the first time it is used, so a wrong key or passphrase under a
+   * known id is refused at start instead of silently mixing keys in one store.
+   */
+  async #checkKey(cipher: Cipher, id: string): Promise<void> {
+    const path = keyCheckPath(id);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const existing = await this.#inner.read(path);
+      if (existing) {
+        try {
+          if (keyIdOf(existing.data) === id && open(cipher, existing.data, path).length === 0) return;
+        } catch {
+          // reported below without details that could help guess the key
+        }
+        throw integrityError(`key "${id}" does not match the key this store recorded under that id`);
+      }
+      try {
+        await this.#inner.write(path, seal(cipher, new Uint8Array(0), path, id), { ifAbsent: true });
+        return;
+      } catch (error) {
+        if (!(error instanceof AlreadyExistsError)) throw error;
+      }
+    }
+    throw new StoreFailureError(`could not record the check for key "${id}"`);
+  }
+
+  /** Every file beneath `dir` written through this wrapper, hidden ones included. */
+  async #filesBeneath(cipher: Cipher, dir: string): Promise<string[]> {
+    const listing = await this.#inner.list(dir, ALL_DEPTHS);
+    const listed = listing?.entries.filter((e) => e.kind === "file").map((e) => e.path) ?? [];
+    const unlisted = (await readPathSet(this.#inner, cipher, UNLISTED_INDEX_PATH)).filter(
+      (p) => p !== dir && isSameOrInside(p, dir),
+    );
+    return [...new Set([...listed, ...unlisted])];
+  }
+
+  #recordUnlisted(cipher: Cipher, paths: readonly string[]): Promise<void> {
+    return paths.length === 0
+      ? Promise.resolve()
+      : updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { add: paths });
+  }
+
+  async #pendingMoves(cipher: Cipher): Promise<Move[]> {
+    const entries = await readPathSet(this.#inner, cipher, RENAME_JOURNAL_PATH);
+    return entries.flatMap((entry) => parseMove(entry) ?? []);
+  }
+
+  /** Opens a ciphertext found at `path`, or at a path a pending rename moved it from. */
+  async #open(cipher: Cipher, data: Uint8Array, path: string, moves?: readonly Move[]): Promise<Uint8Array> {
+    try {
+      return open(cipher, data, path);
+    } catch (error) {
+      if (!(error instanceof IntegrityError)) throw error;
+      for (const former of formerPaths(path, moves ?? (await this.#pendingMoves(cipher)))) {
+        try {
+          return open(cipher, data, former);
+        } catch {
+          // try the next candidate; the first error is the one worth reporting
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** Re-encrypts every moved file for its new path, then clears the journal entry. */
+  async #finishMove(cipher: Cipher, move: Move): Promise<void> {
+    // This move counts even if a recovering instance has already cleared its entry.
+    const moves = [move, ...(await this.#pendingMoves(cipher)).filter((m) => m.entry !== move.entry)];
+    for (const path of await this.#filesBeneathOrAt(cipher, move.to)) await this.#rebind(cipher, path, moves);
+    await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
+  }
+
+  /**
+   * Finishes each journaled rename whose source is gone (the inner move happened). While the source
+   * still exists the rename may be in flight elsewhere, or cut off inside a non-atomic inner rename:
+   * files already at the destination are re-encrypted and the entry stays. An entry whose destination
+   * never appeared is dropped once old enough to be abandoned, so old-path ciphertexts stop opening there.
+   */
+  async #recover(cipher: Cipher): Promise<number> {
+    let finished = 0;
+    for (const move of await this.#pendingMoves(cipher)) {
+      if (!(await this.#inner.stat(move.from))) {
+        await this.#finishMove(cipher, move);
+        finished++;
+      } else if (await this.#inner.stat(move.to)) {
+        const moves = await this.#pendingMoves(cipher);
+        for (const path of await this.#filesBeneathOrAt(cipher, move.to))
+          await this.#rebind(cipher, path, moves);
+      } else if (Date.now() - move.startedAt > ABANDONED_AFTER_MS) {
+        await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
+      }
+    }
+    return finished;
+  }
+
+  async #filesBeneathOrAt(cipher: Cipher, path: string): Promise<string[]> {
+    const stat = await this.#inner.stat(path);
+    return stat?.kind === "file" ? [path] : stat ? this.#filesBeneath(cipher, path) : [];
+  }
+
+  /**
+   * Re-encrypts the file at `path` for that path if it is still bound to a former one. A file that
+   * opens nowhere (tampered, or not written through this wrapper) is left as it is: reads report it.
+   */
+  async #rebind(cipher: Cipher, path: string, moves: readonly Move[]): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const file = await this.#inner.read(path);
+      if (!file) return;
+      let plain: Uint8Array;
+      try {
+        open(cipher, file.data, path);
+        return;
+      } catch {
+        try {
+          plain = await this.#open(cipher, file.data, path, moves);
+        } catch (error) {
+          if (error instanceof IntegrityError) return;
+          throw error;
+        }
+      }
+      try {
+        await this.#inner.write(path, seal(cipher, plain, path), { ifVersion: file.version });
+        return;
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    throw new ConflictError(path);
+  }
+
+  async #rotateFile(cipher: Cipher, path: string): Promise<"rotated" | "current" | "missing"> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const file = await this.#inner.read(path);
+      if (!file) return "missing";
+      if (keyIdOf(file.data) === cipher.activeId) return "current";
+      const sealed = seal(cipher, await this.#open(cipher, file.data, path), path);
+      try {
+        await this.#inner.write(path, sealed, { ifVersion: file.version });
+        return "rotated";
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    throw new ConflictError(path);
+  }
+}
+
+const sizeOf = (path: string, size: number): number => {
+  try {
+    return plaintextSize(size);
+  } catch {
+    throw integrityError(`${path} is shorter than any encrypted file`);
+  }
+};
