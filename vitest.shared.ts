@@ -1,11 +1,14 @@
 import { defineConfig } from "vitest/config";
 
 // Tests run against each package's TypeScript sources (the "@mem/source" export condition), so no
-// build step sits between an edit and a test run.
+// build step sits between an edit and a test run. "module" is left out on purpose: it selects builds
+// (the AWS SDK's dist-es) with extension-less imports that Node cannot load once vitest externalises them.
+const conditions = ["@mem/source", "node", "import", "default"];
+
 export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?: number } = {}) =>
   defineConfig({
-    resolve: { conditions: ["@mem/source", "module", "node", "import", "default"] },
-    ssr: { resolve: { conditions: ["@mem/source", "module", "node", "import", "default"] } },
+    resolve: { conditions },
+    ssr: { resolve: { conditions } },
     test: {
       include: ["test/**/*.test.ts"],
       testTimeout: overrides.testTimeout ?? 30_000,

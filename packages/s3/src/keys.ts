@@ -1,0 +1,46 @@
+/** The mapping between canonical memory paths and object keys. */
+import { createHash } from "node:crypto";
+import { ROOT, segmentsOf } from "@mem/core";
+
+/** The top-level name under which rename journals live; users can never name it. */
+export const JOURNAL_NAME = ".mem-s3-rename";
+
+export class KeySpace {
+  constructor(readonly prefix: string) {
+    if (prefix !== "" && !prefix.endsWith("/")) {
+      throw new TypeError('S3Store: `prefix` must be empty or end with "/"');
+    }
+  }
+
+  /** `/memories/a/b` → `{prefix}a/b`. */
+  keyOf(path: string): string {
+    return this.prefix + segmentsOf(path).join("/");
+  }
+
+  /** The prefix every key beneath directory `path` starts with: `{prefix}a/b/`, or `{prefix}` for the root. */
+  dirPrefixOf(path: string): string {
+    return path === ROOT ? this.prefix : `${this.keyOf(path)}/`;
+  }
+
+  /** The memory path of a key of this store; `null` for keys no memory path maps to. */
+  pathOfKey(key: string): string | null {
+    if (!key.startsWith(this.prefix)) return null;
+    const rest = key.slice(this.prefix.length);
+    if (rest === "" || rest.split("/").includes("")) return null;
+    if (rest === JOURNAL_NAME || rest.startsWith(`${JOURNAL_NAME}/`)) return null;
+    return `${ROOT}/${rest}`;
+  }
+
+  /** Where the journal of a directory rename into `to` lives. */
+  journalKey(to: string): string {
+    return `${this.journalPrefix}${createHash("sha256").update(to).digest("hex")}.json`;
+  }
+
+  get journalPrefix(): string {
+    return `${this.prefix}${JOURNAL_NAME}/`;
+  }
+}
+
+/** The `x-amz-copy-source` value for a key: bucket and key, each path segment URL-encoded. */
+export const copySourceOf = (bucket: string, key: string): string =>
+  `${encodeURIComponent(bucket)}/${key.split("/").map(encodeURIComponent).join("/")}`;

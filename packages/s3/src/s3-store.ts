@@ -1,0 +1,297 @@
+/** `S3Store`: the memory directory as objects in an S3 bucket. */
+import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
+import {
+  AlreadyExistsError,
+  ancestorsOf,
+  ConflictError,
+  type FileData,
+  isSameOrInside,
+  type Listing,
+  listingFromFiles,
+  type MemoryStore,
+  NotADirectoryError,
+  NotFoundError,
+  ROOT,
+  type Stat,
+  type StoreCapabilities,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import { Bucket, type ObjectSummary } from "./bucket.js";
+import { JOURNAL_NAME, KeySpace } from "./keys.js";
+import { RenameJournal } from "./rename-journal.js";
+
+interface S3StoreCommonOptions {
+  /** The bucket holding the memory directory. */
+  bucket: string;
+  /**
+   * Prepended to every key; empty, or ending with `/` (e.g. `tenants/42/`). Give each tenant its own
+   * prefix, and never one that starts with another tenant's prefix.
+   */
+  prefix?: string;
+  /** Copies running at once during a directory rename; default 8. */
+  copyConcurrency?: number;
+}
+
+export type S3StoreOptions = S3StoreCommonOptions &
+  (
+    | {
+        /** A client you own: the store never destroys it. */
+        client: S3Client;
+        clientConfig?: never;
+      }
+    | {
+        /** Configuration for a client the store creates, owns and destroys in `close()`. */
+        clientConfig: S3ClientConfig;
+        client?: never;
+      }
+  );
+
+/**
+ * Retries with backoff on 5xx and throttling (the SDK's standard strategy) and bounded waits, for
+ * clients the store creates. Anything given in `clientConfig` wins; handler options are merged.
+ */
+const CLIENT_DEFAULTS = { maxAttempts: 4, retryMode: "standard" } as const;
+// Without `throwOnRequestTimeout` the SDK only logs a warning when `requestTimeout` passes.
+const HANDLER_DEFAULTS = { connectionTimeout: 5_000, requestTimeout: 20_000, throwOnRequestTimeout: true };
+
+const clientConfigWithDefaults = (config: S3ClientConfig): S3ClientConfig => {
+  const handler = config.requestHandler;
+  const isOptions = handler === undefined || (typeof handler === "object" && !("handle" in handler));
+  return {
+    ...CLIENT_DEFAULTS,
+    ...config,
+    ...(isOptions ? { requestHandler: { ...HANDLER_DEFAULTS, ...(handler as object | undefined) } } : {}),
+  };
+};
+
+type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
+
+/**
+ * A {@link MemoryStore} over S3 or an S3-compatible service. `/memories/a/b` is the object
+ * `{prefix}a/b`; directories are implicit. Creates use `If-None-Match: *` and edits `If-Match: <etag>`,
+ * so concurrent writers from any number of processes never lose an update.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand } from "@mem/core";
+ * import { S3Store } from "@mem/s3";
+ * const store = new S3Store({ clientConfig: { region: "eu-west-1" }, bucket: "my-bucket", prefix: "agent-1/" });
+ * await executeCommand(store, { command: "create", path: "/memories/notes.md", file_text: "# Notes\n" });
+ * await store.close();
+ * ```
+ */
+export class S3Store implements MemoryStore {
+  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: false };
+
+  private readonly client: S3Client;
+  private readonly ownsClient: boolean;
+  private readonly bucket: Bucket;
+  private readonly keys: KeySpace;
+  private readonly journal: RenameJournal;
+  private readonly copyConcurrency: number;
+
+  constructor(options: S3StoreOptions) {
+    this.keys = new KeySpace(options.prefix ?? "");
+    if (options.client) {
+      this.client = options.client;
+      this.ownsClient = false;
+    } else {
+      this.client = new S3Client(clientConfigWithDefaults(options.clientConfig));
+      this.ownsClient = true;
+    }
+    this.bucket = new Bucket(this.client, options.bucket);
+    this.journal = new RenameJournal(this.bucket, this.keys);
+    this.copyConcurrency = Math.max(1, options.copyConcurrency ?? 8);
+  }
+
+  isReservedName(name: string): boolean {
+    return name === JOURNAL_NAME;
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    if (path === ROOT) return null;
+    const object = await this.bucket.get(this.keys.keyOf(path));
+    return object && { data: object.data, version: object.etag };
+  }
+
+  async stat(path: string): Promise<Stat | null> {
+    if (path === ROOT) return { kind: "directory" };
+    // The partial destination of an interrupted directory rename is reported absent, so that running
+    // the same rename again reaches `rename`, which completes it.
+    if (this.journal.mayBePendingInto(path) && (await this.journal.pendingInto(path, (p) => this.probe(p)))) {
+      return null;
+    }
+    return this.probe(path);
+  }
+
+  async list(dir: string, depth: number): Promise<Listing | null> {
+    const files = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(dir)));
+    if (dir !== ROOT && files.length === 0) return null;
+    return listingFromFiles(dir, files, depth);
+  }
+
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    const key = this.keys.keyOf(path);
+    if ("ifVersion" in condition) {
+      const out = await this.bucket.put(key, data, { ifMatch: condition.ifVersion });
+      if ("refused" in out) throw new ConflictError(path);
+      return { version: out.etag };
+    }
+    const [fileAncestor, isDirectory] = await Promise.all([
+      this.fileAncestorOf(path),
+      this.hasKeysUnder(path),
+    ]);
+    if (fileAncestor) throw new NotADirectoryError(path, fileAncestor);
+    if (isDirectory) throw new AlreadyExistsError(path);
+    for (let attempt = 0; ; attempt++) {
+      const out = await this.bucket.put(key, data, { ifNoneMatch: "*" });
+      if (!("refused" in out)) return { version: out.etag };
+      if (out.refused === "precondition") throw new AlreadyExistsError(path);
+      // 409: another conditional write to the key is in flight; its outcome decides ours.
+      if (attempt >= 3) throw new ConflictError(path);
+      await sleep(Math.random() * 25 * 2 ** attempt);
+    }
+  }
+
+  async delete(path: string): Promise<boolean> {
+    const found = path === ROOT ? ({ kind: "directory" } as const) : await this.probe(path);
+    if (!found) return false;
+    if (found.kind === "file") {
+      await this.bucket.deleteOne(this.keys.keyOf(path));
+      return true;
+    }
+    const objects = await this.bucket.listAll(this.keys.dirPrefixOf(path));
+    const keys = objects.map((o) => o.key).filter((key) => this.keys.pathOfKey(key) !== null);
+    if (keys.length === 0) return false;
+    await this.bucket.deleteMany(keys);
+    return true;
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const [source, target, fileAncestor] = await Promise.all([
+      this.probe(from),
+      this.probe(to),
+      this.fileAncestorOf(to, from),
+    ]);
+    if (!source) throw new NotFoundError(from);
+    if (source.kind === "file") {
+      if (target) throw new AlreadyExistsError(to);
+      if (fileAncestor) throw new NotADirectoryError(to, fileAncestor);
+      const copied = await this.bucket.copyIfAbsent(this.keys.keyOf(from), this.keys.keyOf(to));
+      if (copied === "exists") throw new AlreadyExistsError(to);
+      if (copied === "missing") throw new NotFoundError(from);
+      await this.bucket.deleteOne(this.keys.keyOf(from));
+      return;
+    }
+    if (target) {
+      // Only the unfinished rename from → to may continue into an existing destination.
+      if (!(await this.journal.isFor(from, to))) throw new AlreadyExistsError(to);
+    } else {
+      if (fileAncestor) throw new NotADirectoryError(to, fileAncestor);
+      const opened = await this.journal.open(from, to, (p) => this.probe(p));
+      if (!opened) throw new AlreadyExistsError(to);
+    }
+    await this.moveDirectory(from, to);
+  }
+
+  /**
+   * Completes every directory rename an earlier process began and could not finish (crash, lost
+   * connection). Returns how many it completed. Call it at start-up after an unclean shutdown; a rename
+   * that failed in this process also completes when the same rename is run again.
+   */
+  async completePendingRenames(): Promise<number> {
+    let completed = 0;
+    for (const entry of await this.journal.all()) {
+      if ((await this.probe(entry.from))?.kind === "directory") {
+        await this.moveDirectory(entry.from, entry.to);
+        completed++;
+      } else {
+        await this.journal.close(entry.to);
+      }
+    }
+    return completed;
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsClient) this.client.destroy();
+  }
+
+  /**
+   * Copies every object of `from` into `to` (never overwriting), then deletes the originals, then the
+   * journal. Each step can be repeated, so an interrupted move is completed by running it again.
+   */
+  private async moveDirectory(from: string, to: string): Promise<void> {
+    const fromPrefix = this.keys.dirPrefixOf(from);
+    const toPrefix = this.keys.dirPrefixOf(to);
+    this.journal.remember(from, to);
+    const sources = (await this.bucket.listAll(fromPrefix)).map((o) => o.key);
+    await forEachLimited(sources, this.copyConcurrency, async (key) => {
+      await this.bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length));
+    });
+    await this.bucket.deleteMany(sources);
+    await this.journal.close(to);
+  }
+
+  /**
+   * What is at `path`, usually in one ListObjectsV2 call: the smallest key starting with `{key}` is
+   * `{key}` itself when a file is there, or a key under `{key}/` for a directory — unless a sibling such
+   * as `{key}.md` sorts in between, in which case a HEAD and a narrower listing decide.
+   */
+  private async probe(path: string): Promise<Probe> {
+    if (path === ROOT) return { kind: "directory" };
+    const key = this.keys.keyOf(path);
+    const first = (await this.bucket.listPage(key, 1)).objects[0];
+    if (!first) return null;
+    if (first.key === key) return { kind: "file", size: first.size };
+    if (first.key.startsWith(`${key}/`)) return { kind: "directory" };
+    const [file, isDirectory] = await Promise.all([this.bucket.head(key), this.hasKeysUnder(path)]);
+    if (file) return { kind: "file", size: file.size };
+    return isDirectory ? { kind: "directory" } : null;
+  }
+
+  private async hasKeysUnder(path: string): Promise<boolean> {
+    return (await this.bucket.listPage(this.keys.dirPrefixOf(path), 1)).objects.length > 0;
+  }
+
+  /**
+   * The outermost proper ancestor of `path` that is a file, checked with parallel HEADs. Ancestors that
+   * contain `knownPath` (an existing file or directory) are directories and need no request.
+   */
+  private async fileAncestorOf(path: string, knownPath?: string): Promise<string | undefined> {
+    const candidates = ancestorsOf(path)
+      .filter(
+        (a) => a !== ROOT && !(knownPath !== undefined && isSameOrInside(knownPath, a) && knownPath !== a),
+      )
+      .reverse();
+    const found = await Promise.all(candidates.map((a) => this.bucket.head(this.keys.keyOf(a))));
+    return candidates.find((_, i) => found[i] !== null);
+  }
+
+  private filesOf(objects: readonly ObjectSummary[]): { path: string; size: number }[] {
+    return objects.flatMap((o) => {
+      const path = this.keys.pathOfKey(o.key);
+      return path === null ? [] : [{ path, size: o.size }];
+    });
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs `task` over `items` with at most `limit` at once; the first failure is thrown after all settle. */
+async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length && !failure) {
+      const item = items[next++]!;
+      try {
+        await task(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure) throw failure.error;
+}

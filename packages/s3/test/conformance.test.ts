@@ -1,0 +1,42 @@
+import { runConformance } from "@mem/conformance";
+import { afterAll, beforeAll } from "vitest";
+import { S3Store } from "../src/index.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+
+// Conditional writes are enforced by the testkit proxy in front of s3rver, as real S3 enforces them.
+let fx: S3Fixture;
+
+beforeAll(async () => {
+  fx = await startFixture();
+});
+
+afterAll(async () => {
+  await fx?.stop();
+});
+
+const prefixes = new WeakMap<S3Store, string>();
+
+runConformance<S3Store>({
+  name: "S3Store (s3rver behind the conditional-write proxy)",
+  create: () => {
+    const prefix = freshPrefix();
+    const store = fx.store(prefix);
+    prefixes.set(store, prefix);
+    return store;
+  },
+  peer: (store) =>
+    new S3Store({
+      clientConfig: {
+        endpoint: fx.server.endpoint,
+        region: fx.server.region,
+        credentials: fx.server.credentials,
+        forcePathStyle: true,
+      },
+      bucket: fx.server.bucket,
+      prefix: prefixes.get(store)!,
+    }),
+  destroy: async (store) => {
+    await store.delete("/memories");
+    await store.close();
+  },
+});

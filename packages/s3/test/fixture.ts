@@ -1,0 +1,72 @@
+/** A real S3 server (s3rver behind the enforcing proxy of @mem/testkit) and stores over it. */
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { type S3TestServer, startS3 } from "@mem/testkit";
+import { S3Store } from "../src/index.js";
+
+export interface S3Fixture {
+  server: S3TestServer;
+  /** A client through the proxy (conditional writes enforced, requests counted). */
+  client: S3Client;
+  /** A client straight to s3rver, for seeding and inspecting without counting. */
+  direct: S3Client;
+  /** A store over a fresh prefix, or over `prefix` when given. */
+  store(prefix?: string): S3Store;
+  /** Every key under `prefix` (listed through the proxy: s3rver alone cannot paginate on Node >= 17). */
+  keys(prefix: string): Promise<string[]>;
+  /** Writes objects directly (no proxy), a few at a time. */
+  seed(objects: { key: string; body: string }[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+let counter = 0;
+export const freshPrefix = (): string => `t${process.pid}-${++counter}/`;
+
+export async function startFixture(): Promise<S3Fixture> {
+  const server = await startS3();
+  const config = (endpoint: string) => ({
+    endpoint,
+    region: server.region,
+    credentials: server.credentials,
+    forcePathStyle: true,
+    maxAttempts: 3,
+  });
+  const client = new S3Client(config(server.endpoint));
+  const direct = new S3Client(config(server.directEndpoint));
+  return {
+    server,
+    client,
+    direct,
+    store: (prefix = freshPrefix()) => new S3Store({ client, bucket: server.bucket, prefix }),
+    async keys(prefix) {
+      const out: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({
+            Bucket: server.bucket,
+            Prefix: prefix,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        );
+        out.push(...(page.Contents ?? []).map((o) => o.Key!));
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+      return out.sort();
+    },
+    async seed(objects) {
+      let next = 0;
+      const worker = async () => {
+        while (next < objects.length) {
+          const { key, body } = objects[next++]!;
+          await direct.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: body }));
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+    },
+    async stop() {
+      client.destroy();
+      direct.destroy();
+      await server.stop();
+    },
+  };
+}
