@@ -1,1 +1,2 @@
-export {};
+export { FsStore, type FsStoreOptions } from "./fs-store.js";
+export { isReservedName, RESERVED_PREFIX } from "./names.js";

@@ -1,0 +1,116 @@
+import type { Stats } from "node:fs";
+import { constants, type FileHandle, lstat, open } from "node:fs/promises";
+import { StoreFailureError } from "@mem/core";
+import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+
+/** What occupies a name inside a directory, judged without following anything. */
+export type Kind = "missing" | "file" | "directory" | "link" | "other";
+
+export const kindOfStats = (stats: Stats): Kind =>
+  stats.isSymbolicLink() ? "link" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other";
+
+/**
+ * How names inside an open directory are turned into paths for system calls.
+ * - `"descriptor"` (Linux): `/proc/self/fd/{fd}/{name}`. The kernel resolves the directory through the
+ *   open descriptor, so the path is pinned to the directory that was checked when it was opened: a
+ *   parent swapped for a symbolic link afterwards cannot redirect the call. This is `openat(2)` for Node.
+ * - `"path"`: the directory's absolute path plus the name. Each component was opened with `O_NOFOLLOW`
+ *   when the walk passed it, but a component replaced by a link between the check and the call would be
+ *   followed (a race only a process already able to write inside the root can attempt).
+ */
+export type Resolution = "descriptor" | "path";
+
+/** An open directory inside the root. Close it only after every call that uses its paths has settled. */
+export class Dir {
+  private constructor(
+    readonly handle: FileHandle,
+    /** The absolute path the directory had when opened (used for system calls in `"path"` mode). */
+    readonly path: string,
+    readonly resolution: Resolution,
+  ) {}
+
+  /** Opens the root directory itself; `rootPath` must already be a real (link-free) path. */
+  static async openRoot(rootPath: string, resolution: Resolution): Promise<Dir> {
+    try {
+      return new Dir(await open(rootPath, DIR_FLAGS), rootPath, resolution);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOENT") throw new StoreFailureError("the memory directory no longer exists");
+      if (code === "ELOOP" || code === "ENOTDIR" || code === "EMLINK") {
+        const stats = await lstat(rootPath).catch(() => null);
+        if (stats?.isSymbolicLink()) throw symlinkRefused();
+        throw new StoreFailureError("the memory directory is not a directory");
+      }
+      throw failure(error);
+    }
+  }
+
+  /** A path naming `name` inside this directory, for any system call that does not follow its last component. */
+  at(name: string): string {
+    return this.resolution === "descriptor"
+      ? `/proc/self/fd/${this.handle.fd}/${name}`
+      : `${this.path}/${name}`;
+  }
+
+  /** A path naming this directory itself (for `readdir`). */
+  get self(): string {
+    return this.resolution === "descriptor" ? `/proc/self/fd/${this.handle.fd}` : this.path;
+  }
+
+  async lstat(name: string): Promise<Stats | null> {
+    try {
+      return await lstat(this.at(name));
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOENT" || code === "ENOTDIR") return null;
+      throw failure(error);
+    }
+  }
+
+  async kindOf(name: string): Promise<Kind> {
+    const stats = await this.lstat(name);
+    return stats ? kindOfStats(stats) : "missing";
+  }
+
+  /**
+   * Opens the subdirectory `name` without following a link there. Returns what is there instead when it
+   * is not a directory; a symbolic link or special file is an error.
+   */
+  async openChild(name: string): Promise<Dir | "missing" | "file"> {
+    try {
+      return new Dir(await open(this.at(name), DIR_FLAGS), `${this.path}/${name}`, this.resolution);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOENT") return "missing";
+      if (code !== "ELOOP" && code !== "ENOTDIR" && code !== "EMLINK") throw failure(error);
+      const kind = await this.kindOf(name);
+      if (kind === "link") throw symlinkRefused();
+      if (kind === "other") throw specialFileRefused();
+      if (kind === "file" || kind === "missing") return kind;
+      throw failure(error);
+    }
+  }
+
+  async sync(): Promise<void> {
+    try {
+      await this.handle.sync();
+    } catch (error) {
+      // Some file systems cannot sync a directory descriptor; the data itself was synced already.
+      const code = errnoOf(error);
+      if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EBADF")
+        throw failure(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
+/** Closes every directory of a walk, deepest first. */
+export const closeAll = async (dirs: readonly Dir[]): Promise<void> => {
+  for (let i = dirs.length - 1; i >= 0; i--) await dirs[i]?.close();
+};

@@ -1,0 +1,443 @@
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import {
+  AlreadyExistsError,
+  ConflictError,
+  type FileData,
+  isSameOrInside,
+  type Listing,
+  listingFromFiles,
+  type MemoryStore,
+  NotADirectoryError,
+  NotFoundError,
+  pathOf,
+  ROOT,
+  type Stat,
+  type StoreCapabilities,
+  StoreFailureError,
+  segmentsOf,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import { closeAll, Dir, type Resolution } from "./dir.js";
+import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { acquire, type LockTiming, release, serialize } from "./lock.js";
+import { isReservedName, tempName } from "./names.js";
+import { removeTree, sweep } from "./recovery.js";
+import { collectFiles } from "./walk.js";
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
+
+export interface FsStoreOptions {
+  /** The directory that holds `/memories`. Created (mode 0700, with missing parents) if absent. */
+  root: string;
+  /** How long a command waits for another process's lock before failing. Default 10 000 ms. */
+  lockTimeoutMs?: number;
+  /**
+   * Age after which a lock whose holder cannot be checked (held from another host, or unreadable) is
+   * treated as abandoned. Holders on this host are checked directly and never expire. Default 30 000 ms.
+   */
+  lockStaleMs?: number;
+  /**
+   * How paths inside the root reach the kernel. `"auto"` (default) pins every call to an open directory
+   * descriptor where the platform allows it (Linux `/proc/self/fd`) and uses checked absolute paths
+   * elsewhere. `"path"` forces the latter.
+   */
+  resolution?: "auto" | "path";
+}
+
+/** The content hash that serves as version: it changes exactly when the bytes change. */
+const versionOf = (data: Uint8Array): Version => createHash("sha256").update(data).digest("base64url");
+
+const createRoot = (requested: string): void => {
+  const first = mkdirSync(requested, { recursive: true, mode: 0o700 });
+  if (first === undefined) return;
+  // mkdir's mode is masked by the umask; set it explicitly on every directory created here.
+  for (let dir = requested; ; dir = dirname(dir)) {
+    chmodSync(dir, 0o700);
+    if (dir === first || dir === dirname(dir)) break;
+  }
+};
+
+/** Whether `/proc/self/fd/{fd}` reaches the directory behind `fd` (Linux with /proc mounted). */
+const descriptorPathsWork = (root: string): boolean => {
+  if (process.platform !== "linux") return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const direct = fstatSync(fd);
+    const viaProc = statSync(`/proc/self/fd/${fd}/.`);
+    return direct.dev === viaProc.dev && direct.ino === viaProc.ino;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+};
+
+/** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
+interface Descent {
+  dirs: Dir[];
+  /** Where the walk stopped early: nothing at `segments[index]`, or a file there. */
+  blocked?: { kind: "missing" | "file"; index: number };
+  /** Index in `dirs` of the first directory that received a newly created subdirectory, or -1. */
+  createdFrom: number;
+}
+
+const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dirs.slice(1));
+
+/**
+ * A {@link MemoryStore} over a local directory: `root` is `/memories`, `/memories/a/b.md` is
+ * `{root}/a/b.md`.
+ *
+ * - Writes are atomic and durable: a temporary file in the same directory is written, synced and
+ *   renamed over the target, then the directory is synced.
+ * - Symbolic links inside the root are never followed, at any component; meeting one where a file or
+ *   directory is needed fails with "symbolic link not followed". Listings skip links; deleting removes
+ *   the link itself, never its target.
+ * - Files are created 0600 and directories 0700 whatever the umask.
+ * - Writes, deletes and renames take a lock file that holds across processes, with recovery from
+ *   holders that died; conditional writes therefore hold across processes sharing the root.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand } from "@mem/core";
+ * import { FsStore } from "@mem/fs";
+ *
+ * const store = new FsStore({ root: "./memories" });
+ * await executeCommand(store, { command: "create", path: "/memories/notes.md", file_text: "# Notes\n" });
+ * ```
+ */
+export class FsStore implements MemoryStore {
+  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
+  /** The real (link-free) absolute path of the root directory. */
+  readonly root: string;
+  private readonly resolution: Resolution;
+  private readonly timing: LockTiming;
+
+  constructor(options: FsStoreOptions) {
+    if (process.platform === "win32")
+      throw new Error("@mem/fs needs a POSIX file system (Linux, macOS, BSD)");
+    const requested = resolve(options.root);
+    createRoot(requested);
+    // Links in the root's own path are the operator's choice and are resolved once, here.
+    this.root = realpathSync(requested);
+    if (!lstatSync(this.root).isDirectory()) throw new Error("the root of an FsStore must be a directory");
+    this.resolution = options.resolution !== "path" && descriptorPathsWork(this.root) ? "descriptor" : "path";
+    this.timing = { timeoutMs: options.lockTimeoutMs ?? 10_000, staleMs: options.lockStaleMs ?? 30_000 };
+  }
+
+  /** Names of the store's temporary and lock files (all start with `.~mem-`). */
+  isReservedName(name: string): boolean {
+    return isReservedName(name);
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    if (path === ROOT) return null;
+    const segments = segmentsOf(path);
+    return this.withRoot(async (root) => {
+      const descent = await this.descend(root, segments.slice(0, -1), false);
+      try {
+        if (descent.blocked) return null;
+        return await readFileIn(descent.dirs.at(-1)!, segments.at(-1)!);
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
+  async stat(path: string): Promise<Stat | null> {
+    if (path === ROOT) return { kind: "directory" };
+    const segments = segmentsOf(path);
+    return this.withRoot(async (root) => {
+      const descent = await this.descend(root, segments.slice(0, -1), false);
+      try {
+        if (descent.blocked) return null;
+        const stats = await descent.dirs.at(-1)!.lstat(segments.at(-1)!);
+        if (!stats) return null;
+        if (stats.isFile()) return { kind: "file", size: stats.size };
+        if (stats.isDirectory()) return { kind: "directory" };
+        throw stats.isSymbolicLink() ? symlinkRefused() : specialFileRefused();
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
+  async list(dir: string, depth: number): Promise<Listing | null> {
+    return this.withRoot(async (root) => {
+      const descent = await this.descend(root, segmentsOf(dir), false);
+      try {
+        if (descent.blocked) return null;
+        return listingFromFiles(dir, await collectFiles(descent.dirs.at(-1)!, dir), depth);
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    if (path === ROOT) throw new AlreadyExistsError(path);
+    const segments = segmentsOf(path);
+    const parentSegments = segments.slice(0, -1);
+    const name = segments.at(-1)!;
+    return this.mutate(async (root) => {
+      const descent = await this.descend(root, parentSegments, true);
+      let done = false;
+      try {
+        if (descent.blocked) throw this.blockedError(path, parentSegments, descent.blocked);
+        const parent = descent.dirs.at(-1)!;
+        const existing = await parent.lstat(name);
+        if (existing?.isSymbolicLink()) throw symlinkRefused();
+        if ("ifAbsent" in condition) {
+          if (existing) throw new AlreadyExistsError(path);
+        } else {
+          if (!existing?.isFile()) throw new ConflictError(path);
+          const current = await readFileIn(parent, name);
+          if (current?.version !== condition.ifVersion) throw new ConflictError(path);
+        }
+        await writeAtomically(parent, name, data);
+        done = true;
+        await syncCreated(descent);
+        return { version: versionOf(data) };
+      } finally {
+        if (!done) await pruneCreated(descent, parentSegments);
+        await releaseDescent(descent);
+      }
+    });
+  }
+
+  async delete(path: string): Promise<boolean> {
+    if (path === ROOT) throw new StoreFailureError("the memory directory itself cannot be deleted");
+    const segments = segmentsOf(path);
+    const parentSegments = segments.slice(0, -1);
+    const name = segments.at(-1)!;
+    return this.mutate(async (root) => {
+      const descent = await this.descend(root, parentSegments, false);
+      try {
+        if (descent.blocked) return false;
+        const parent = descent.dirs.at(-1)!;
+        const stats = await parent.lstat(name);
+        if (!stats) return false;
+        if (stats.isDirectory()) {
+          // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
+          // crash part-way leaves only a hidden remainder, which recovery removes.
+          const doomed = tempName();
+          await rename(parent.at(name), parent.at(doomed));
+          try {
+            await removeTree(parent, doomed);
+          } catch (error) {
+            await rename(parent.at(doomed), parent.at(name)).catch(() => undefined);
+            throw error;
+          }
+        } else {
+          // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
+          await unlink(parent.at(name));
+        }
+        await parent.sync();
+        await pruneEmpty(descent.dirs, parentSegments);
+        return true;
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    if (from === ROOT || to === ROOT)
+      throw new StoreFailureError("the memory directory itself cannot be moved");
+    const fromSegments = segmentsOf(from);
+    const toSegments = segmentsOf(to);
+    const fromParentSegments = fromSegments.slice(0, -1);
+    const toParentSegments = toSegments.slice(0, -1);
+    const fromName = fromSegments.at(-1)!;
+    const toName = toSegments.at(-1)!;
+    return this.mutate(async (root) => {
+      const source = await this.descend(root, fromParentSegments, false);
+      try {
+        if (source.blocked) throw new NotFoundError(from);
+        const sourceParent = source.dirs.at(-1)!;
+        const stats = await sourceParent.lstat(fromName);
+        if (!stats) throw new NotFoundError(from);
+        if (stats.isSymbolicLink()) throw symlinkRefused();
+        if (!stats.isFile() && !stats.isDirectory()) throw specialFileRefused();
+        if (stats.isDirectory() && isSameOrInside(to, from)) {
+          throw new StoreFailureError("a directory cannot be moved into itself");
+        }
+        const target = await this.descend(root, toParentSegments, true);
+        let done = false;
+        try {
+          if (target.blocked) throw this.blockedError(to, toParentSegments, target.blocked);
+          const targetParent = target.dirs.at(-1)!;
+          if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
+          await rename(sourceParent.at(fromName), targetParent.at(toName));
+          done = true;
+          await targetParent.sync();
+          await syncCreated(target);
+          await sourceParent.sync();
+          await pruneEmpty(source.dirs, fromParentSegments);
+        } finally {
+          if (!done) await pruneCreated(target, toParentSegments);
+          await releaseDescent(target);
+        }
+      } finally {
+        await releaseDescent(source);
+      }
+    });
+  }
+
+  private blockedError(path: string, parentSegments: string[], blocked: NonNullable<Descent["blocked"]>) {
+    if (blocked.kind === "file")
+      return new NotADirectoryError(path, pathOf(parentSegments.slice(0, blocked.index + 1)));
+    // A directory created a moment ago vanished: only a process ignoring the lock can cause that.
+    return new StoreFailureError("a directory vanished during the operation");
+  }
+
+  private async withRoot<T>(task: (root: Dir) => Promise<T>): Promise<T> {
+    const root = await Dir.openRoot(this.root, this.resolution);
+    try {
+      return await task(root);
+    } catch (error) {
+      throw failure(error);
+    } finally {
+      await root.close();
+    }
+  }
+
+  /** Runs a change under the in-process queue and the cross-process lock of this root. */
+  private mutate<T>(task: (root: Dir) => Promise<T>): Promise<T> {
+    return serialize(this.root, () =>
+      this.withRoot(async (root) => {
+        const held = await acquire(root, this.timing);
+        try {
+          if (held.recovered) await sweep(root, this.timing.staleMs);
+          return await task(root);
+        } finally {
+          await release(root, held);
+        }
+      }),
+    );
+  }
+
+  /**
+   * Opens every directory on the way to `segments`, never following a link (a link there is an error).
+   * With `create`, missing directories are made (0700). The caller closes the result.
+   */
+  private async descend(root: Dir, segments: readonly string[], create: boolean): Promise<Descent> {
+    const descent: Descent = { dirs: [root], createdFrom: -1 };
+    try {
+      for (const [index, name] of segments.entries()) {
+        const parent = descent.dirs[index]!;
+        let child = await parent.openChild(name);
+        let made = false;
+        if (child === "missing" && create) {
+          try {
+            await mkdir(parent.at(name), { mode: 0o700 });
+            made = true;
+            if (descent.createdFrom < 0) descent.createdFrom = index;
+          } catch (error) {
+            if (errnoOf(error) !== "EEXIST") throw failure(error);
+          }
+          child = await parent.openChild(name);
+        }
+        if (typeof child === "string") {
+          descent.blocked = { kind: child, index };
+          return descent;
+        }
+        descent.dirs.push(child);
+        if (made) await child.handle.chmod(0o700);
+      }
+      return descent;
+    } catch (error) {
+      await releaseDescent(descent);
+      throw error;
+    }
+  }
+}
+
+/** The file `name` in `dir`; `null` when nothing or a directory is there. */
+const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw symlinkRefused();
+    throw failure(error);
+  }
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) return null;
+    if (!stats.isFile()) throw specialFileRefused();
+    const data = await handle.readFile();
+    return { data, version: versionOf(data) };
+  } finally {
+    await handle.close();
+  }
+};
+
+/** Write to a reserved temporary name, sync, rename over `name`, sync the directory. */
+const writeAtomically = async (dir: Dir, name: string, data: Uint8Array): Promise<void> => {
+  const temp = tempName();
+  const handle = await open(dir.at(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  let placed = false;
+  try {
+    try {
+      await handle.chmod(0o600);
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(dir.at(temp), dir.at(name));
+    placed = true;
+    await dir.sync();
+  } finally {
+    if (!placed) await unlink(dir.at(temp)).catch(() => undefined);
+  }
+};
+
+/** Syncs every directory that received a new subdirectory during the descent. */
+const syncCreated = async (descent: Descent): Promise<void> => {
+  if (descent.createdFrom < 0) return;
+  for (let i = descent.dirs.length - 1; i >= descent.createdFrom; i--) await descent.dirs[i]!.sync();
+};
+
+/** After a failed change, removes the directories the descent created (only if still empty). */
+const pruneCreated = async (descent: Descent, segments: readonly string[]): Promise<void> => {
+  if (descent.createdFrom < 0) return;
+  await pruneEmpty(descent.dirs, segments, descent.createdFrom + 1).catch(() => undefined);
+};
+
+/**
+ * Removes the directory at the end of `dirs` and its ancestors while they are empty, down to
+ * `dirs[floor]` and never the root (directories are implicit: one exists only while a file lies
+ * beneath it).
+ */
+const pruneEmpty = async (dirs: readonly Dir[], segments: readonly string[], floor = 1): Promise<void> => {
+  let removedFrom = -1;
+  for (let i = dirs.length - 1; i >= Math.max(floor, 1); i--) {
+    try {
+      await rmdir(dirs[i - 1]!.at(segments[i - 1]!));
+      removedFrom = i - 1;
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") break;
+      throw failure(error);
+    }
+  }
+  if (removedFrom >= 0) await dirs[removedFrom]!.sync();
+};

@@ -1,0 +1,72 @@
+/** Waits for every promise to settle, then rethrows the first failure (so nothing is left running). */
+export const settleAll = async <T>(promises: readonly Promise<T>[]): Promise<T[]> => {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+};
+
+/** Runs at most `concurrency` of the tasks at a time; all have settled when it returns or throws. */
+export const mapBounded = async <T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> => {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let stop = false;
+  const worker = async (): Promise<void> => {
+    while (!stop && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await task(items[index] as T);
+      } catch (error) {
+        stop = true;
+        throw error;
+      }
+    }
+  };
+  await settleAll(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+};
+
+/**
+ * A budget of extra directory descriptors a tree walk may hold open. A walk descends in parallel while
+ * the budget lasts and inline (one subdirectory after another) once it is spent, so the number of open
+ * descriptors stays bounded without ever waiting on the budget (which could deadlock a recursion).
+ */
+export class Budget {
+  constructor(private left: number) {}
+  tryTake(): boolean {
+    if (this.left <= 0) return false;
+    this.left--;
+    return true;
+  }
+  give(): void {
+    this.left++;
+  }
+}
+
+/** Visits `names` with `task`, in parallel while `budget` allows; all have settled when it returns. */
+export const forEachWithBudget = async (
+  names: readonly string[],
+  budget: Budget,
+  task: (name: string) => Promise<void>,
+): Promise<void> => {
+  const pending: Promise<void>[] = [];
+  let inlineFailure: { error: unknown } | null = null;
+  for (const name of names) {
+    if (inlineFailure) break;
+    if (budget.tryTake()) {
+      pending.push(task(name).finally(() => budget.give()));
+      continue;
+    }
+    try {
+      await task(name);
+    } catch (error) {
+      inlineFailure = { error };
+    }
+  }
+  await settleAll(pending);
+  if (inlineFailure) throw inlineFailure.error;
+};

@@ -1,0 +1,117 @@
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { isListedName } from "@mem/core";
+import { type Dir, kindOfStats } from "./dir.js";
+import { errnoOf, failure, RefusedEntryError } from "./failure.js";
+import { Budget, forEachWithBudget, mapBounded } from "./limit.js";
+
+/** Parallel `lstat` calls per directory during a walk. */
+const STAT_CONCURRENCY = 16;
+/** Extra directory descriptors one walk may hold open at once. */
+const OPEN_DIRS = 32;
+
+export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
+  try {
+    return await readdir(dir.self, { withFileTypes: true });
+  } catch (error) {
+    if (errnoOf(error) === "ENOENT") return [];
+    throw failure(error);
+  }
+};
+
+const isSpecial = (entry: Dirent): boolean =>
+  entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice();
+
+/**
+ * Opens subdirectory `name` of `dir` for a walk and runs `task` in it; a link or special file that
+ * replaced the directory since `readdir` is skipped like any other link.
+ */
+export const withChild = async (
+  dir: Dir,
+  name: string,
+  task: (child: Dir) => Promise<void>,
+): Promise<void> => {
+  let child: Awaited<ReturnType<Dir["openChild"]>>;
+  try {
+    child = await dir.openChild(name);
+  } catch (error) {
+    if (error instanceof RefusedEntryError) return;
+    throw error;
+  }
+  if (typeof child === "string") return;
+  try {
+    await task(child);
+  } finally {
+    await child.close();
+  }
+};
+
+/** Whether any regular file lies beneath directory `name` of `dir`, at any depth (links not followed). */
+const holdsFile = async (dir: Dir, name: string): Promise<boolean> => {
+  let found = false;
+  await withChild(dir, name, async (child) => {
+    for (const entry of await readEntries(child)) {
+      if (found) return;
+      if (entry.isFile()) found = true;
+      else if (entry.isDirectory()) found = await holdsFile(child, entry.name);
+      else if (!entry.isSymbolicLink() && !isSpecial(entry)) {
+        const stats = await child.lstat(entry.name);
+        found =
+          stats?.isFile() === true || (stats?.isDirectory() === true && (await holdsFile(child, entry.name)));
+      }
+    }
+  });
+  return found;
+};
+
+/**
+ * The files a listing of `dir` is built from (see `listingFromFiles`): every regular file beneath it
+ * whose path has only listed names, with its size; and, for a directory holding nothing but hidden or
+ * `node_modules` content, one such unlisted file standing for it, since that directory still exists
+ * (SPEC §3). Unlisted subtrees are only searched for a first file, never walked in full. Symbolic
+ * links and special files are skipped, never followed.
+ */
+export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: string; size: number }[]> => {
+  const files: { path: string; size: number }[] = [];
+  const budget = new Budget(OPEN_DIRS);
+
+  /** Walks `current`; true when some file lies beneath it. */
+  const visit = async (current: Dir, currentPath: string): Promise<boolean> => {
+    const subdirs: string[] = [];
+    const toStat: string[] = [];
+    const unlisted: Dirent[] = [];
+    for (const entry of await readEntries(current)) {
+      if (!isListedName(entry.name)) unlisted.push(entry);
+      else if (entry.isDirectory()) subdirs.push(entry.name);
+      else if (!entry.isSymbolicLink() && !isSpecial(entry)) toStat.push(entry.name);
+    }
+    let found = false;
+    // Regular files need their size; entries of unknown type (some file systems report none) need a look.
+    await mapBounded(toStat, STAT_CONCURRENCY, async (name) => {
+      const stats = await current.lstat(name);
+      if (!stats) return;
+      const kind = kindOfStats(stats);
+      if (kind === "file") {
+        files.push({ path: `${currentPath}/${name}`, size: stats.size });
+        found = true;
+      } else if (kind === "directory") subdirs.push(name);
+    });
+    await forEachWithBudget(subdirs, budget, (name) =>
+      withChild(current, name, async (child) => {
+        if (await visit(child, `${currentPath}/${name}`)) found = true;
+      }),
+    );
+    for (const entry of unlisted) {
+      if (found) break;
+      const isFile = entry.isFile() || (await current.lstat(entry.name))?.isFile() === true;
+      if (isFile || (await holdsFile(current, entry.name))) {
+        files.push({ path: `${currentPath}/${entry.name}`, size: 0 });
+        found = true;
+      }
+    }
+    return found;
+  };
+
+  await visit(dir, dirPath);
+  return files;
+};

@@ -1,0 +1,1 @@
+export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
