@@ -137,9 +137,10 @@ async function view(
     if (text === null) return fail(msg.notUtf8(path));
     return renderFile(path, text, range, settings.viewCharLimit);
   }
-  const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
-  if (stat?.kind !== "directory") return fail(msg.viewMissing(path));
-  if (range) return fail(msg.viewRangeOnDirectory());
+  if (range) {
+    const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
+    return fail(stat?.kind === "directory" ? msg.viewRangeOnDirectory() : msg.viewMissing(path));
+  }
   const listing = await store.list(path, 2);
   if (!listing) return fail(msg.viewMissing(path));
   return ok(renderListing(path, listing, settings.listLimit));
@@ -202,9 +203,12 @@ async function edit(
 
 async function runRename(store: MemoryStore, from: string, to: string): Promise<ToolResult> {
   if (from === ROOT || to === ROOT) return fail(msg.renameRoot());
-  if (!(await store.stat(from))) return fail(msg.renameMissing(from));
-  if (await store.stat(to)) return fail(msg.destinationExists(to));
-  if (isSameOrInside(to, from)) return fail(msg.intoItself(from));
+  // The store checks existence itself, in the spec's order; only a move into itself needs a look first,
+  // because an existing destination is reported before it.
+  if (isSameOrInside(to, from)) {
+    if (!(await store.stat(from))) return fail(msg.renameMissing(from));
+    return fail((await store.stat(to)) ? msg.destinationExists(to) : msg.intoItself(from));
+  }
   try {
     await store.rename(from, to);
     return ok(msg.renamed(from, to));

@@ -63,7 +63,8 @@ export interface MemoryStore {
   stat(path: string): Promise<Stat | null>;
 
   /**
-   * The listing of directory `dir` to `depth` levels; `null` when `dir` is not a directory.
+   * The listing of directory `dir` to `depth` levels; `null` when `dir` is not a directory (missing, or a
+   * file). `/memories` is always a directory.
    * Hidden names (starting with `.`) and `node_modules` are left out with everything beneath them.
    */
   list(dir: string, depth: number): Promise<Listing | null>;
@@ -80,8 +81,9 @@ export interface MemoryStore {
   delete(path: string): Promise<boolean>;
 
   /**
-   * Moves a file or directory. Never overwrites: `AlreadyExistsError` when `to` exists,
-   * `NotFoundError` when `from` does not, `NotADirectoryError` when an ancestor of `to` is a file.
+   * Moves a file or directory. Never overwrites. Checks in this order: `NotFoundError` when `from` does
+   * not exist, `AlreadyExistsError` when `to` exists, `NotADirectoryError` when an ancestor of `to` is a
+   * file. Core never asks to move a path into itself.
    */
   rename(from: string, to: string): Promise<void>;
 

@@ -175,6 +175,11 @@ describe("executeCommand", () => {
           code: "ECONNREFUSED",
         });
       },
+      rename: async () => {
+        throw Object.assign(new Error("connect ECONNREFUSED redis://user:hunter2@10.0.0.1"), {
+          code: "ECONNREFUSED",
+        });
+      },
       delete: async () => {
         throw new TypeError("secret token abc123 leaked");
       },

@@ -1,1 +1,7 @@
-export {};
+export { hashTagOf, keyBaseOf } from "./keys.js";
+export {
+  RedisStore,
+  type RedisStoreOptions,
+  recommendedClusterOptions,
+  recommendedRedisOptions,
+} from "./store.js";

@@ -29,32 +29,10 @@ const parse = (data: Uint8Array): JournalEntry | null => {
 };
 
 export class RenameJournal {
-  /** Renames this instance began and has not finished: destination → source. */
-  private readonly unfinished = new Map<string, string>();
-
   constructor(
     private readonly bucket: Bucket,
     private readonly keys: KeySpace,
   ) {}
-
-  /** Cheap, local: whether `to` could be the destination of an unfinished rename of this instance. */
-  mayBePendingInto(to: string): boolean {
-    return this.unfinished.has(to);
-  }
-
-  /** True when a journal for an unfinished rename of this instance into `to` exists and its source too. */
-  async pendingInto(to: string, probe: Probe): Promise<boolean> {
-    const from = this.unfinished.get(to);
-    if (from === undefined) return false;
-    const [entry, source] = await Promise.all([this.read(to), probe(from)]);
-    if (entry?.from === from && source?.kind === "directory") return true;
-    this.unfinished.delete(to);
-    return false;
-  }
-
-  remember(from: string, to: string): void {
-    this.unfinished.set(to, from);
-  }
 
   /** True when the journal of `to` records the rename `from` → `to`. */
   async isFor(from: string, to: string): Promise<boolean> {
@@ -87,7 +65,6 @@ export class RenameJournal {
   /** Deletes the journal of `to`: the rename into it is complete. */
   async close(to: string): Promise<void> {
     await this.bucket.deleteOne(this.keys.journalKey(to));
-    this.unfinished.delete(to);
   }
 
   /** Every journal in this store's key space. */

@@ -117,11 +117,6 @@ export class S3Store implements MemoryStore {
 
   async stat(path: string): Promise<Stat | null> {
     if (path === ROOT) return { kind: "directory" };
-    // The partial destination of an interrupted directory rename is reported absent, so that running
-    // the same rename again reaches `rename`, which completes it.
-    if (this.journal.mayBePendingInto(path) && (await this.journal.pendingInto(path, (p) => this.probe(p)))) {
-      return null;
-    }
     return this.probe(path);
   }
 
@@ -224,7 +219,6 @@ export class S3Store implements MemoryStore {
   private async moveDirectory(from: string, to: string): Promise<void> {
     const fromPrefix = this.keys.dirPrefixOf(from);
     const toPrefix = this.keys.dirPrefixOf(to);
-    this.journal.remember(from, to);
     const sources = (await this.bucket.listAll(fromPrefix)).map((o) => o.key);
     await forEachLimited(sources, this.copyConcurrency, async (key) => {
       await this.bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length));

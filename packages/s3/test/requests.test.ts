@@ -19,7 +19,7 @@ const cases: { name: string; input: Record<string, unknown>; expected: Record<st
   {
     name: "view a directory",
     input: { command: "view", path: "/memories/dir" },
-    expected: { GetObject: 1, ListObjectsV2: 2 },
+    expected: { GetObject: 1, ListObjectsV2: 1 },
   },
   {
     name: "create at the top level",
@@ -44,12 +44,12 @@ const cases: { name: string; input: Record<string, unknown>; expected: Record<st
   {
     name: "rename a file",
     input: { command: "rename", old_path: "/memories/notes.md", new_path: "/memories/renamed.md" },
-    expected: { ListObjectsV2: 4, CopyObject: 1, DeleteObject: 1 },
+    expected: { ListObjectsV2: 2, CopyObject: 1, DeleteObject: 1 },
   },
   {
     name: "rename a directory of 3 files",
     input: { command: "rename", old_path: "/memories/dir", new_path: "/memories/moved" },
-    expected: { ListObjectsV2: 5, PutObject: 1, CopyObject: 3, DeleteObjects: 1, DeleteObject: 1 },
+    expected: { ListObjectsV2: 3, PutObject: 1, CopyObject: 3, DeleteObjects: 1, DeleteObject: 1 },
   },
   {
     name: "delete a file",

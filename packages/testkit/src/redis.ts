@@ -1,1 +1,453 @@
-export {};
+/**
+ * Real `redis-server` processes for tests: a single server or a Redis Cluster, on free loopback ports,
+ * in throw-away directories, never persisted, and always killed when the test process ends.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { freePort } from "./ports.js";
+
+const HOST = "127.0.0.1";
+const CLUSTER_BUS_OFFSET = 10_000;
+
+export interface StartRedisOptions {
+  /** The `redis-server` binary; default: the one on PATH. */
+  serverBinary?: string;
+  /** Extra `redis-server` arguments, e.g. `["--maxmemory", "10mb"]`. */
+  args?: string[];
+  /** Milliseconds to wait for the server to answer PING; default 15 000. */
+  startTimeoutMs?: number;
+}
+
+/** One running `redis-server`. */
+export interface RedisServer {
+  readonly host: string;
+  readonly port: number;
+  /** `redis://127.0.0.1:{port}` */
+  readonly url: string;
+  /** Kills the server with SIGKILL (as a crash would) and waits until it is gone. Data is lost. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port (after `kill()`) and waits until it answers PING. */
+  start(): Promise<void>;
+  /** `kill()` then `start()`. */
+  restart(): Promise<void>;
+  /** Kills the server and removes its directory. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+export interface RedisCluster {
+  readonly nodes: ReadonlyArray<RedisServer>;
+  /** Seed nodes for a cluster client: `[{ host, port }, ...]`. */
+  readonly startupNodes: ReadonlyArray<{ host: string; port: number }>;
+  /** Stops every node. */
+  stop(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Process bookkeeping: every server runs in its own process group, and all of them are killed when the
+// test process exits or is signalled. A watchdog shell also kills the server when our stdin pipe closes,
+// which covers the test process being SIGKILLed.
+
+const running = new Set<ChildProcess>();
+
+const killGroup = (child: ChildProcess): void => {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+};
+
+let cleanupRegistered = false;
+const registerCleanup = (): void => {
+  if (cleanupRegistered) return;
+  cleanupRegistered = true;
+  process.on("exit", () => {
+    for (const child of running) killGroup(child);
+  });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      for (const child of running) killGroup(child);
+      process.kill(process.pid, signal);
+    });
+  }
+};
+
+// Kills process group $0 as soon as its stdin closes: the parent closes it when it stops the server, and
+// the kernel closes it when the parent dies in any way (even SIGKILL), so no server outlives the tests.
+const WATCHDOG = `while read -r _; do :; done; kill -9 -"$0" 2>/dev/null`;
+
+const findOnPath = (binary: string): string | undefined => {
+  if (binary.includes("/")) return isExecutable(binary) ? binary : undefined;
+  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, binary);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+};
+
+const isExecutable = (file: string): boolean => {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const missingBinary = (binary: string): Error =>
+  new Error(
+    `REDIS TESTS CANNOT RUN: \`${binary}\` was not found or is not executable. ` +
+      "Install Redis (Debian/Ubuntu: `apt-get install -y redis-server`, macOS: `brew install redis`) " +
+      "or run `node scripts/ensure-redis.mjs`.",
+  );
+
+// ---------------------------------------------------------------------------------------------------
+// A minimal RESP client, enough for PING and CLUSTER INFO without depending on a Redis library.
+
+type Reply = string | number | null | Error | Reply[];
+
+const parseReply = (buf: Buffer, at: number): { value: Reply; next: number } | undefined => {
+  const eol = buf.indexOf("\r\n", at);
+  if (eol < 0) return undefined;
+  const type = String.fromCharCode(buf[at] ?? 0);
+  const line = buf.toString("utf8", at + 1, eol);
+  const next = eol + 2;
+  switch (type) {
+    case "+":
+      return { value: line, next };
+    case "-":
+      return { value: new Error(line), next };
+    case ":":
+      return { value: Number(line), next };
+    case "$": {
+      const length = Number(line);
+      if (length < 0) return { value: null, next };
+      if (buf.length < next + length + 2) return undefined;
+      return { value: buf.toString("utf8", next, next + length), next: next + length + 2 };
+    }
+    case "*": {
+      const count = Number(line);
+      if (count < 0) return { value: null, next };
+      const items: Reply[] = [];
+      let pos = next;
+      for (let i = 0; i < count; i++) {
+        const item = parseReply(buf, pos);
+        if (!item) return undefined;
+        items.push(item.value);
+        pos = item.next;
+      }
+      return { value: items, next: pos };
+    }
+    default:
+      throw new Error(`unexpected RESP reply type ${JSON.stringify(type)}`);
+  }
+};
+
+/** Sends one command to `host:port` on a fresh connection and resolves with its reply. */
+export const redisCommand = (port: number, args: string[], timeoutMs = 2_000, host = HOST): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    let buf = Buffer.alloc(0);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`redis at ${host}:${port} did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = (error: Error | undefined, value?: Reply) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(value ?? null);
+    };
+    socket.once("error", (error) => finish(error));
+    socket.on("data", (chunk: Buffer) => {
+      buf = Buffer.concat([buf, chunk]);
+      try {
+        const reply = parseReply(buf, 0);
+        if (reply) finish(undefined, reply.value);
+      } catch (error) {
+        finish(error as Error);
+      }
+    });
+    socket.once("connect", () => {
+      const parts = [`*${args.length}\r\n`];
+      for (const arg of args) parts.push(`$${Buffer.byteLength(arg)}\r\n${arg}\r\n`);
+      socket.write(parts.join(""));
+    });
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const waitFor = async (what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    await sleep(50);
+  }
+  const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : "";
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
+};
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+
+// ---------------------------------------------------------------------------------------------------
+
+interface ServerConfig {
+  binary: string;
+  port: number;
+  dir: string;
+  args: string[];
+  startTimeoutMs: number;
+}
+
+const createServerHandle = (config: ServerConfig): RedisServer => {
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let output = "";
+  let stopped = false;
+
+  const kill = async (): Promise<void> => {
+    const current = child;
+    if (!current) return;
+    killGroup(current);
+    await exited;
+    child = undefined;
+    // The port is released when the kernel reaps the server, which may trail the shell's exit.
+    await waitFor(`port ${config.port} to be released`, 10_000, () => portIsFree(config.port));
+  };
+
+  const start = async (): Promise<void> => {
+    if (stopped) throw new Error("this redis server was stopped; start a new one");
+    if (child) throw new Error(`redis-server on port ${config.port} is already running`);
+    registerCleanup();
+    output = "";
+    const serverArgs = [
+      "--port",
+      String(config.port),
+      "--bind",
+      HOST,
+      "--dir",
+      config.dir,
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--daemonize",
+      "no",
+      "--logfile",
+      "",
+      ...config.args,
+    ];
+    const spawned = spawn(config.binary, serverArgs, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawned;
+    running.add(spawned);
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-4_000);
+    };
+    spawned.stdout?.on("data", collect);
+    spawned.stderr?.on("data", collect);
+    spawned.once("error", (error) => collect(Buffer.from(`spawn failed: ${error.message}\n`)));
+    let exitedEarly = false;
+    exited = new Promise((resolve) => {
+      spawned.once("close", () => {
+        exitedEarly = true;
+        running.delete(spawned);
+        resolve();
+      });
+    });
+    if (spawned.pid !== undefined) {
+      const watchdog = spawn("sh", ["-c", WATCHDOG, String(spawned.pid)], {
+        stdio: ["pipe", "ignore", "ignore"],
+      });
+      watchdog.unref();
+      // Stopped by signal, not by closing its stdin, so it never acts on a process group id that the
+      // system may already have handed to someone else.
+      void exited.then(() => watchdog.kill("SIGKILL"));
+    }
+    try {
+      await waitFor(`redis-server on port ${config.port} to answer PING`, config.startTimeoutMs, async () => {
+        if (exitedEarly) throw new Error("redis-server exited");
+        return (await redisCommand(config.port, ["PING"], 1_000)) === "PONG";
+      });
+    } catch (error) {
+      await kill();
+      throw new Error(
+        `could not start redis-server on port ${config.port}: ${(error as Error).message}\n${output}`,
+      );
+    }
+  };
+
+  return {
+    host: HOST,
+    port: config.port,
+    url: `redis://${HOST}:${config.port}`,
+    kill,
+    start,
+    restart: async () => {
+      await kill();
+      await start();
+    },
+    stop: async () => {
+      if (stopped) return;
+      await kill();
+      stopped = true;
+      rmSync(config.dir, { recursive: true, force: true });
+    },
+  };
+};
+
+const resolveBinary = (binary: string): string => {
+  const found = findOnPath(binary);
+  if (!found) throw missingBinary(binary);
+  return found;
+};
+
+/**
+ * Starts a throw-away `redis-server` on a free loopback port and waits until it answers PING.
+ * Throws a loud error when `redis-server` is not installed.
+ *
+ * @example
+ * ```ts
+ * const redis = await startRedis();
+ * const client = new Redis(redis.url);
+ * // ...
+ * await redis.stop();
+ * ```
+ */
+export const startRedis = async (options: StartRedisOptions = {}): Promise<RedisServer> => {
+  const binary = resolveBinary(options.serverBinary ?? "redis-server");
+  const handle = createServerHandle({
+    binary,
+    port: await freePort(),
+    dir: mkdtempSync(join(tmpdir(), "mem-redis-")),
+    args: options.args ?? [],
+    startTimeoutMs: options.startTimeoutMs ?? 15_000,
+  });
+  try {
+    await handle.start();
+  } catch (error) {
+    await handle.stop();
+    throw error;
+  }
+  return handle;
+};
+
+export interface StartRedisClusterOptions extends StartRedisOptions {
+  /** Number of master nodes; at least 3 (Redis Cluster's minimum). Default 3. */
+  masters?: number;
+  /** The `redis-cli` binary used to create the cluster; default: the one on PATH. */
+  cliBinary?: string;
+}
+
+// A cluster node needs its port and the cluster bus port (port + 10000) free.
+const freeClusterPort = async (taken: Set<number>): Promise<number> => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = await freePort();
+    const bus = port + CLUSTER_BUS_OFFSET;
+    if (bus > 65_535 || taken.has(port) || taken.has(bus)) continue;
+    if (!(await portIsFree(bus))) continue;
+    taken.add(port);
+    taken.add(bus);
+    return port;
+  }
+  throw new Error("could not find a free port pair for a cluster node");
+};
+
+const run = (file: string, args: string[], timeoutMs: number): Promise<string> =>
+  new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${file} ${args.join(" ")} failed: ${error.message}\n${stdout}${stderr}`));
+      else resolve(stdout);
+    });
+  });
+
+/**
+ * Starts a Redis Cluster of `masters` nodes (no replicas) on free loopback ports, assigns all slots
+ * with `redis-cli --cluster create`, and waits until every node reports `cluster_state:ok`.
+ *
+ * @example
+ * ```ts
+ * const cluster = await startRedisCluster({ masters: 3 });
+ * const client = new Cluster([...cluster.startupNodes]);
+ * // ...
+ * await cluster.stop();
+ * ```
+ */
+export const startRedisCluster = async (options: StartRedisClusterOptions = {}): Promise<RedisCluster> => {
+  const masters = options.masters ?? 3;
+  if (masters < 3) throw new Error("a Redis Cluster needs at least 3 masters");
+  const binary = resolveBinary(options.serverBinary ?? "redis-server");
+  const cli = resolveBinary(options.cliBinary ?? "redis-cli");
+  const taken = new Set<number>();
+  const nodes: RedisServer[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+  };
+  try {
+    for (let i = 0; i < masters; i++) {
+      const dir = mkdtempSync(join(tmpdir(), "mem-redis-cluster-"));
+      const node = createServerHandle({
+        binary,
+        port: await freeClusterPort(taken),
+        dir,
+        args: [
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          join(dir, "nodes.conf"),
+          "--cluster-node-timeout",
+          "5000",
+          ...(options.args ?? []),
+        ],
+        startTimeoutMs: options.startTimeoutMs ?? 15_000,
+      });
+      nodes.push(node);
+      await node.start();
+    }
+    await run(
+      cli,
+      [
+        "--cluster",
+        "create",
+        ...nodes.map((node) => `${HOST}:${node.port}`),
+        "--cluster-replicas",
+        "0",
+        "--cluster-yes",
+      ],
+      60_000,
+    );
+    await waitFor("the cluster to report cluster_state:ok on every node", 60_000, async () => {
+      for (const node of nodes) {
+        const info = await redisCommand(node.port, ["CLUSTER", "INFO"]);
+        if (typeof info !== "string") return false;
+        if (!info.includes("cluster_state:ok")) return false;
+        if (!info.includes(`cluster_known_nodes:${masters}\r\n`)) return false;
+        if (!info.includes("cluster_slots_ok:16384")) return false;
+      }
+      return true;
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    nodes,
+    startupNodes: nodes.map((node) => ({ host: node.host, port: node.port })),
+    stop,
+  };
+};

@@ -1,0 +1,63 @@
+import { StoreFailureError } from "@mem/core";
+
+/**
+ * Turns a client or server error into a `StoreFailureError` whose reason is safe to show: built from
+ * error codes and fixed phrases only, never from messages that could echo a URL, password or data.
+ */
+export const toStoreFailure = (error: unknown): StoreFailureError => {
+  if (error instanceof StoreFailureError) return error;
+  return new StoreFailureError(reasonOf(error), { cause: error });
+};
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ETIMEDOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host lookup failed",
+  EPIPE: "connection closed",
+};
+
+// Leading words of Redis error replies that say what went wrong without any payload.
+const REPLY_PREFIXES: Array<[string, string]> = [
+  ["NOAUTH", "authentication required"],
+  ["WRONGPASS", "authentication failed"],
+  ["NOPERM", "permission denied"],
+  ["OOM", "server out of memory"],
+  ["READONLY", "server is read-only"],
+  ["MASTERDOWN", "master is down"],
+  ["CLUSTERDOWN", "cluster is down"],
+  ["TRYAGAIN", "cluster is resharding"],
+  ["CROSSSLOT", "keys span several cluster slots"],
+  ["LOADING", "server is loading its data"],
+  ["BUSY", "server is busy running a script"],
+  ["MISCONF", "server cannot persist data"],
+];
+
+const reasonOf = (error: unknown): string => {
+  if (!(error instanceof Error)) return "redis error";
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && NETWORK_CODES[code]) return NETWORK_CODES[code];
+  const message = error.message;
+  if (error.name === "MaxRetriesPerRequestError") return "connection lost";
+  if (message === "Command timed out") return "timed out";
+  if (message === "Connection is closed.") return "connection closed";
+  if (message.startsWith("Stream isn't writeable")) return "not connected";
+  if (message.includes("None of startup nodes is available")) return "no cluster node reachable";
+  if (message.includes("Cluster isn't ready")) return "cluster not ready";
+  if (message.startsWith("Failed to refresh slots cache")) return "cluster not reachable";
+  if (message.startsWith("Too many Cluster redirections")) {
+    return /Connection is closed|ECONNREFUSED|ECONNRESET/.test(message)
+      ? "cluster node unreachable"
+      : "cluster redirections failed";
+  }
+  for (const [prefix, reason] of REPLY_PREFIXES) {
+    if (message.startsWith(`${prefix} `) || message === prefix) return reason;
+  }
+  if (/ECONNREFUSED/.test(message)) return "connection refused";
+  if (/ETIMEDOUT|timed out/i.test(message)) return "timed out";
+  if (error.name === "ReplyError") return "redis rejected the command";
+  return "redis error";
+};

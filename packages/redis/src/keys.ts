@@ -1,0 +1,27 @@
+/**
+ * Key naming. Every key of one store starts with the same base, and the base holds a Redis Cluster
+ * hash tag, so all of a store's keys live in one slot and one Lua script may touch any of them.
+ */
+
+/** The hash tag Redis Cluster would hash for `key`: the text between the first `{` and the next `}`. */
+export const hashTagOf = (key: string): string | undefined => {
+  const open = key.indexOf("{");
+  if (open < 0) return undefined;
+  const close = key.indexOf("}", open + 1);
+  if (close < 0 || close === open + 1) return undefined;
+  return key.slice(open + 1, close);
+};
+
+/**
+ * The key base of a store: `prefix` itself when it already carries a hash tag (`app:{tenant-1}:`),
+ * otherwise the prefix wrapped into one (`tenant-1` → `{tenant-1}:`).
+ */
+export const keyBaseOf = (prefix: string): string => {
+  if (typeof prefix !== "string" || prefix.length === 0) {
+    throw new TypeError("RedisStore: `prefix` must be a non-empty string");
+  }
+  return hashTagOf(prefix) === undefined ? `{${prefix}}:` : prefix;
+};
+
+/** The version counter key, which also routes every script call to the store's slot. */
+export const routingKeyOf = (base: string): string => `${base}seq`;

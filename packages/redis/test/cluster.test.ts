@@ -1,0 +1,144 @@
+import { runConformance } from "@mem/conformance";
+import { executeCommand, ROOT } from "@mem/core";
+import { type RedisCluster, type RedisServer, startRedisCluster } from "@mem/testkit";
+import { Cluster } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisStore, recommendedClusterOptions } from "../src/index.js";
+import { bytes, textOf } from "./support.js";
+
+let cluster: RedisCluster;
+let client: Cluster;
+const extraClients: Cluster[] = [];
+let stores = 0;
+
+const newClient = (): Cluster => {
+  const created = new Cluster([...cluster.startupNodes], recommendedClusterOptions);
+  created.on("error", () => {});
+  return created;
+};
+
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3 });
+  client = newClient();
+});
+afterAll(async () => {
+  client?.disconnect();
+  for (const extra of extraClients) extra.disconnect();
+  await cluster?.stop();
+});
+
+/** A store with a cluster client of its own, closed with the store. */
+class PeerStore extends RedisStore {
+  override async close(): Promise<void> {
+    (this.client as Cluster).disconnect();
+  }
+}
+
+runConformance<RedisStore>({
+  name: "RedisStore on a 3-master Redis Cluster",
+  create: () => {
+    stores += 1;
+    return new RedisStore({ client, prefix: `cluster-conformance-${stores}` });
+  },
+  peer: (store) => new PeerStore({ client: newClient(), prefix: store.keyBase }),
+  destroy: async (store) => {
+    await store.delete(ROOT);
+    await client.del(`${store.keyBase}seq`);
+  },
+});
+
+describe("RedisStore on Redis Cluster", () => {
+  it("spreads stores over the masters while each store's keys stay on one", async () => {
+    const owners = new Set<number>();
+    for (let i = 0; i < 12; i++) {
+      const store = new RedisStore({ client, prefix: `spread-${i}` });
+      await store.write("/memories/a dir/ünï.txt", bytes(`store ${i}`), { ifAbsent: true });
+      await store.write("/memories/b/c/d.txt", bytes("d"), { ifAbsent: true });
+      await store.rename("/memories/b", "/memories/a dir/b");
+      const slot = Number(await client.call("CLUSTER", "KEYSLOT", `${store.keyBase}seq`));
+      const holders: number[] = [];
+      for (const node of cluster.nodes) {
+        const direct = client.nodes("master").find((n) => n.options.port === node.port);
+        const count = Number(await direct?.call("CLUSTER", "COUNTKEYSINSLOT", String(slot)));
+        if (count > 0) holders.push(node.port);
+        // 2 files, 4 directory hashes (/memories, a dir, a dir/b, a dir/b/c), sizes, access times, counter.
+        if (count > 0) expect(count, `keys of ${store.keyBase}`).toBe(9);
+      }
+      expect(holders).toHaveLength(1);
+      owners.add(holders[0]!);
+      expect(sortedPaths(await store.list("/memories", 2))).toEqual([
+        "/memories/a dir",
+        "/memories/a dir/b",
+        "/memories/a dir/ünï.txt",
+      ]);
+      expect(textOf((await store.read("/memories/a dir/ünï.txt"))!.data)).toBe(`store ${i}`);
+    }
+    expect(owners.size).toBeGreaterThan(1);
+  });
+
+  it("serves the tool end to end through a second cluster client", async () => {
+    const own = newClient();
+    extraClients.push(own);
+    const store = new RedisStore({ client: own, prefix: "tool" });
+    expect(
+      await executeCommand(store, { command: "create", path: "/memories/notes/x.md", file_text: "a\nb\n" }),
+    ).toEqual({ content: "File created successfully at: /memories/notes/x.md", isError: false });
+    expect(
+      (
+        await executeCommand(store, {
+          command: "str_replace",
+          path: "/memories/notes/x.md",
+          old_str: "b",
+          new_str: "c",
+        })
+      ).isError,
+    ).toBe(false);
+    expect((await executeCommand(store, { command: "view", path: "/memories" })).content).toBe(
+      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n" +
+        "4B\t/memories\n4B\t/memories/notes/\n4B\t/memories/notes/x.md",
+    );
+  });
+});
+
+describe("a cluster node that dies and comes back", () => {
+  it("gives error results for the stores it holds, then works again without a restart", async () => {
+    const own = newClient();
+    extraClients.push(own);
+    const store = new RedisStore({ client: own, prefix: "node-failure", operationTimeoutMs: 3_000 });
+    expect(
+      (await executeCommand(store, { command: "create", path: "/memories/a", file_text: "a" })).isError,
+    ).toBe(false);
+    const slot = Number(await own.call("CLUSTER", "KEYSLOT", `${store.keyBase}seq`));
+    let victim: RedisServer | undefined;
+    for (const node of cluster.nodes) {
+      const direct = own.nodes("master").find((n) => n.options.port === node.port);
+      if (Number(await direct?.call("CLUSTER", "COUNTKEYSINSLOT", String(slot))) > 0) victim = node;
+    }
+    await victim!.kill();
+    const failed = await executeCommand(store, { command: "view", path: "/memories/a" });
+    expect(failed.isError).toBe(true);
+    expect(failed.content).toMatch(/^Error: view failed for \/memories\/a: [a-z][a-z -]+$/);
+    expect(failed.content).not.toMatch(/redis error$/);
+    const ghost = await executeCommand(store, {
+      command: "create",
+      path: "/memories/ghost",
+      file_text: "boo",
+    });
+    expect(ghost.isError).toBe(true);
+    await victim!.start();
+    for (;;) {
+      const result = await executeCommand(store, { command: "create", path: "/memories/b", file_text: "b" });
+      if (!result.isError) break;
+      expect(result.content).toMatch(/^Error: create failed for \/memories\/b: [a-z][a-z -]+$/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await executeCommand(store, { command: "view", path: "/memories/b" })).content).toBe(
+      "Here's the content of /memories/b with line numbers:\n     1\tb",
+    );
+    // The create that failed while the node was down was not queued to run after it came back.
+    expect(await store.stat("/memories/ghost")).toBeNull();
+  });
+});
+
+const sortedPaths = (listing: { entries: { path: string }[] } | null) =>
+  listing?.entries.map((entry) => entry.path).sort();

@@ -1,0 +1,34 @@
+import { runConformance } from "@mem/conformance";
+import { ROOT } from "@mem/core";
+import { type RedisServer, startRedis } from "@mem/testkit";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll } from "vitest";
+import { RedisStore, recommendedRedisOptions } from "../src/index.js";
+
+let server: RedisServer;
+let client: Redis;
+let stores = 0;
+
+beforeAll(async () => {
+  server = await startRedis();
+  client = new Redis(server.port, server.host, recommendedRedisOptions);
+  client.on("error", () => {});
+});
+afterAll(async () => {
+  client?.disconnect();
+  await server?.stop();
+});
+
+runConformance<RedisStore>({
+  name: "RedisStore on a single redis-server",
+  create: () => {
+    stores += 1;
+    return new RedisStore({ client, prefix: `conformance-${stores}` });
+  },
+  // A second client of its own on the same server and prefix.
+  peer: (store) => new RedisStore({ url: server.url, prefix: store.keyBase }),
+  destroy: async (store) => {
+    await store.delete(ROOT);
+    await client.del(`${store.keyBase}seq`);
+  },
+});

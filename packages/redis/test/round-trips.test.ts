@@ -1,0 +1,145 @@
+import { once } from "node:events";
+import { executeCommand, type MemoryStore } from "@mem/core";
+import { type RedisServer, startRedis } from "@mem/testkit";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisStore } from "../src/index.js";
+import { bytes } from "./support.js";
+
+// Counts the commands the store's connection sends, with MONITOR on a server of its own. Commands a
+// script runs inside Redis show up with the source "lua" and are not round trips.
+let server: RedisServer;
+let monitorClient: Redis;
+let store: RedisStore;
+const seen: string[][] = [];
+let seenInScripts: string[][] = [];
+
+beforeAll(async () => {
+  server = await startRedis();
+  monitorClient = new Redis(server.port, server.host);
+  const monitor = await monitorClient.monitor();
+  monitor.on("monitor", (_time: string, args: string[], source: string) => {
+    if (source === "lua") seenInScripts.push(args);
+    else seen.push(args);
+  });
+  store = new RedisStore({ url: server.url, prefix: "trips" });
+  if (store.client.status !== "ready") await once(store.client, "ready");
+});
+afterAll(async () => {
+  await store?.close();
+  monitorClient?.disconnect();
+  await server?.stop();
+});
+
+const mark = async (): Promise<string> => {
+  const marker = `marker-${Math.random()}`;
+  await store.client.echo(marker);
+  while (!seen.some((args) => args[1] === marker)) await new Promise((resolve) => setTimeout(resolve, 5));
+  return marker;
+};
+
+/** The commands `action` sent, between two markers so that none is missed or misattributed. */
+const commandsOf = async (action: () => Promise<unknown>): Promise<string[]> => {
+  const start = await mark();
+  seenInScripts = [];
+  await action();
+  const end = await mark();
+  const from = seen.findIndex((args) => args[1] === start);
+  const to = seen.findIndex((args) => args[1] === end);
+  return seen.slice(from + 1, to).map((args) => String(args[0]).toLowerCase());
+};
+
+/** Counts the store method calls `executeCommand` makes. */
+const counting = (inner: MemoryStore) => {
+  let calls = 0;
+  const proxy = new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== "function" || key === "isReservedName") return value;
+      return (...args: unknown[]) => {
+        calls += 1;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { proxy, calls: () => calls };
+};
+
+describe("round trips", () => {
+  it("loads the script once per server: EVALSHA, then EVAL on NOSCRIPT", async () => {
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["evalsha", "eval"]);
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["evalsha"]);
+  });
+
+  it("costs exactly one EVALSHA per store operation", async () => {
+    await store.write("/memories/dir/a.txt", bytes("a\nb\n"), { ifAbsent: true });
+    const version = (await store.read("/memories/dir/a.txt"))!.version;
+    const operations: Array<[string, () => Promise<unknown>]> = [
+      ["read", () => store.read("/memories/dir/a.txt")],
+      ["stat", () => store.stat("/memories/dir")],
+      ["list", () => store.list("/memories", 2)],
+      ["write (create)", () => store.write("/memories/dir/b.txt", bytes("b"), { ifAbsent: true })],
+      ["write (edit)", () => store.write("/memories/dir/a.txt", bytes("c"), { ifVersion: version })],
+      ["rename", () => store.rename("/memories/dir", "/memories/moved")],
+      ["delete", () => store.delete("/memories/moved")],
+    ];
+    for (const [name, operation] of operations) {
+      expect(await commandsOf(operation), name).toEqual(["evalsha"]);
+    }
+  });
+
+  it("costs one round trip per store call for every tool command", async () => {
+    await store.write("/memories/notes/todo.md", bytes("one\ntwo\n"), { ifAbsent: true });
+    const inputs = [
+      { command: "view", path: "/memories" },
+      { command: "view", path: "/memories/notes" },
+      { command: "view", path: "/memories/notes/todo.md" },
+      { command: "create", path: "/memories/notes/new.md", file_text: "x\n" },
+      { command: "str_replace", path: "/memories/notes/todo.md", old_str: "one", new_str: "1" },
+      { command: "insert", path: "/memories/notes/todo.md", insert_line: 1, insert_text: "1.5" },
+      { command: "rename", old_path: "/memories/notes", new_path: "/memories/archive" },
+      { command: "delete", path: "/memories/archive" },
+    ];
+    const trips: Record<string, number> = {};
+    for (const input of inputs) {
+      const { proxy, calls } = counting(store);
+      let result: { isError: boolean } | undefined;
+      const commands = await commandsOf(async () => {
+        result = await executeCommand(proxy, input);
+      });
+      expect(result?.isError, input.command).toBe(false);
+      expect(commands.every((command) => command === "evalsha")).toBe(true);
+      expect(commands.length, input.command).toBe(calls());
+      trips[`${input.command} ${input.path ?? input.old_path}`] = commands.length;
+    }
+    // The figures the README states.
+    expect(trips).toEqual({
+      "view /memories": 1,
+      "view /memories/notes": 2,
+      "view /memories/notes/todo.md": 1,
+      "create /memories/notes/new.md": 1,
+      "str_replace /memories/notes/todo.md": 2,
+      "insert /memories/notes/todo.md": 2,
+      "rename /memories/notes": 1,
+      "delete /memories/archive": 1,
+    });
+  });
+
+  it("lists without looking below the shown depth and without scanning the keyspace", async () => {
+    const listScript = async () => {
+      await commandsOf(() => store.list("/memories/tree", 2));
+      return seenInScripts.map((args) => String(args[0]).toLowerCase());
+    };
+    await store.write("/memories/tree/a/x.txt", bytes("x"), { ifAbsent: true });
+    await store.write("/memories/tree/b.txt", bytes("b"), { ifAbsent: true });
+    const before = await listScript();
+    for (let i = 0; i < 30; i++) {
+      await store.write(`/memories/tree/a/deep/er/f${i}.txt`, bytes("f"), { ifAbsent: true });
+    }
+    const after = await listScript();
+    // The only new entry within two levels is /memories/tree/a/deep: one size lookup more.
+    expect(after.length).toBe(before.length + 1);
+    expect(new Set(after)).toEqual(new Set(["time", "exists", "hget", "hgetall", "hstrlen"]));
+    expect((await store.list("/memories/tree", 2))?.size).toBe(32);
+  });
+});

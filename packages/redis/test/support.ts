@@ -1,0 +1,102 @@
+import { ancestorsOf, InMemoryStore, listingFromFiles, type MemoryStore, nameOf, ROOT } from "@mem/core";
+import { type RedisServer, startRedis } from "@mem/testkit";
+import { Redis } from "ioredis";
+import { RedisStore, type RedisStoreOptions } from "../src/index.js";
+
+export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+export const textOf = (data: Uint8Array): string => new TextDecoder().decode(data);
+
+/** A redis-server for one test file, plus clients and stores that are all closed by `stop()`. */
+export class TestRedis {
+  private readonly clients: Redis[] = [];
+  private prefixes = 0;
+  private constructor(readonly server: RedisServer) {}
+
+  static async start(): Promise<TestRedis> {
+    return new TestRedis(await startRedis());
+  }
+
+  client(): Redis {
+    const client = new Redis(this.server.port, this.server.host, { lazyConnect: false });
+    client.on("error", () => {});
+    this.clients.push(client);
+    return client;
+  }
+
+  /** A unique prefix per call, so tests sharing the server never see each other's files. */
+  freshPrefix(): string {
+    this.prefixes += 1;
+    return `test-${this.prefixes}`;
+  }
+
+  store(options: Omit<RedisStoreOptions, "client" | "url"> = {}): RedisStore {
+    return new RedisStore({ client: this.client(), prefix: this.freshPrefix(), ...options });
+  }
+
+  /** A second store over the same keys with its own connection. */
+  peer(store: RedisStore, options: Omit<RedisStoreOptions, "client" | "url" | "prefix"> = {}): RedisStore {
+    return new RedisStore({ client: this.client(), prefix: store.keyBase, ...options });
+  }
+
+  async stop(): Promise<void> {
+    for (const client of this.clients) client.disconnect();
+    await this.server.stop();
+  }
+}
+
+export type { MemoryStore };
+export { InMemoryStore };
+
+const escapeGlob = (text: string): string => text.replace(/[{}*?[\]\\]/g, "\\$&");
+
+/**
+ * Reads every key of a store on a standalone server and returns what is wrong with its index: the
+ * directory hashes, the size hash and the access-time set must all follow from the files alone.
+ */
+export const indexProblems = async (store: RedisStore): Promise<string[]> => {
+  const client = store.client as Redis;
+  const base = store.keyBase;
+  const keys = await client.keys(`${escapeGlob(base)}*`);
+  const files = new Map<string, number>();
+  const dirKeys = new Set<string>();
+  for (const key of keys) {
+    const rest = key.slice(base.length);
+    if (rest.startsWith("f:")) files.set(rest.slice(2), await client.hstrlen(key, "d"));
+    else if (rest.startsWith("d:")) dirKeys.add(rest.slice(2));
+    else if (!["z", "t", "seq"].includes(rest)) return [`unexpected key ${rest}`];
+  }
+  const problems: string[] = [];
+  const children = new Map<string, Map<string, string>>();
+  for (const path of files.keys()) {
+    let child = path;
+    let kind = "f";
+    for (const dir of ancestorsOf(path)) {
+      const map = children.get(dir) ?? new Map<string, string>();
+      children.set(dir, map);
+      map.set(nameOf(child), kind);
+      child = dir;
+      kind = "d";
+    }
+  }
+  const expectedDirs = [...children.keys()];
+  for (const dir of expectedDirs) {
+    const actual = await client.hgetall(`${base}d:${dir}`);
+    const expected = Object.fromEntries([...children.get(dir)!].sort());
+    const sorted = Object.fromEntries(Object.entries(actual).sort());
+    if (JSON.stringify(sorted) !== JSON.stringify(expected)) problems.push(`index of ${dir} is wrong`);
+  }
+  for (const dir of dirKeys) if (!children.has(dir)) problems.push(`stale directory ${dir}`);
+  const fileList = [...files].map(([path, size]) => ({ path, size }));
+  const sizes = await client.hgetall(`${base}z`);
+  for (const dir of new Set([ROOT, ...expectedDirs, ...Object.keys(sizes)])) {
+    const expected = listingFromFiles(dir, fileList, 0).size;
+    const actual = Number(sizes[dir] ?? 0);
+    if (expected !== actual) problems.push(`size of ${dir} is ${actual}, expected ${expected}`);
+    if (sizes[dir] === "0") problems.push(`zero size kept for ${dir}`);
+  }
+  const accessed = await client.zrange(`${base}t`, 0, -1);
+  if (JSON.stringify(accessed.sort()) !== JSON.stringify([...files.keys()].sort())) {
+    problems.push("access times do not match the files");
+  }
+  return problems;
+};
