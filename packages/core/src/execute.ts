@@ -168,7 +168,30 @@ async function create(
   }
 }
 
-/** Read → transform → conditional write, retried with jittered backoff when another writer won. */
+type EditStep = { result: ToolResult; bytes?: Uint8Array };
+
+/** The pure part of an edit: decode, transform, check the size of what would be stored. */
+const applyEdit = (
+  path: string,
+  data: Uint8Array,
+  settings: Settings,
+  transform: (text: string) => EditOutcome,
+): EditStep => {
+  const text = decodeUtf8(data);
+  if (text === null) return { result: fail(msg.notUtf8(path)) };
+  const outcome = transform(text);
+  if (!outcome.ok) return { result: fail(outcome.error) };
+  const bytes = encodeUtf8(outcome.text);
+  if (bytes.length > settings.maxFileBytes) {
+    return { result: fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes)) };
+  }
+  return { result: ok(outcome.reply), bytes };
+};
+
+/**
+ * Runs an edit through the store's native atomic `update` when it has one; otherwise read → transform →
+ * conditional write, retried with jittered backoff when another writer won.
+ */
 async function edit(
   store: MemoryStore,
   operation: string,
@@ -177,25 +200,26 @@ async function edit(
   settings: Settings,
   transform: (text: string) => EditOutcome,
 ): Promise<ToolResult> {
+  if (path === ROOT) return fail(missing);
+  if (store.update) {
+    let step: EditStep = { result: fail(missing) };
+    const found = await store.update(path, (data) => {
+      step = applyEdit(path, data, settings, transform);
+      return step.bytes ?? null;
+    });
+    return found ? step.result : fail(missing);
+  }
   for (let attempt = 0; ; attempt++) {
-    const file = path === ROOT ? null : await store.read(path);
+    const file = await store.read(path);
     if (!file) return fail(missing);
-    const text = decodeUtf8(file.data);
-    if (text === null) return fail(msg.notUtf8(path));
-    const outcome = transform(text);
-    if (!outcome.ok) return fail(outcome.error);
-    const bytes = encodeUtf8(outcome.text);
-    if (bytes.length > settings.maxFileBytes) {
-      return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
-    }
+    const step = applyEdit(path, file.data, settings, transform);
+    if (!step.bytes) return step.result;
     try {
-      await store.write(path, bytes, { ifVersion: file.version });
-      return ok(outcome.reply);
+      await store.write(path, step.bytes, { ifVersion: file.version });
+      return step.result;
     } catch (error) {
       if (!isStoreError(error, "CONFLICT")) throw error;
-      if (attempt >= settings.conflictRetries) {
-        return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
-      }
+      if (attempt >= settings.conflictRetries) return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
       await sleep(backoffDelay(attempt));
     }
   }

@@ -87,6 +87,14 @@ export interface MemoryStore {
    */
   rename(from: string, to: string): Promise<void>;
 
+  /**
+   * Optional native atomic edit: reads the file at `path`, passes its bytes to `change`, and stores what
+   * `change` returns (nothing when it returns `null`), with no other write to the file in between.
+   * Resolves `false`, without calling `change`, when no file is at `path`. `change` is synchronous and
+   * pure. Stores without it get core's read → conditional write loop with retries.
+   */
+  update?(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean>;
+
   /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
   isReservedName?(name: string): boolean;
 

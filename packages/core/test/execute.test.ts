@@ -289,3 +289,62 @@ describe("executeCommand with input that is not plain JSON", () => {
     expect(await store.list("/memories", 2)).toEqual({ size: 0, entries: [] });
   });
 });
+
+describe("executeCommand with a store's native atomic update", () => {
+  /** InMemoryStore plus an `update` that runs read → change → write as one step. */
+  const withUpdate = (inner: InMemoryStore, calls: { updates: number; writes: number }): MemoryStore =>
+    wrap(inner, {
+      write: (p, d, c) => {
+        calls.writes++;
+        return inner.write(p, d, c);
+      },
+      update: async (path, change) => {
+        calls.updates++;
+        const file = await inner.read(path);
+        if (!file) return false;
+        const next = change(file.data);
+        if (next) await inner.write(path, next, { ifVersion: file.version });
+        return true;
+      },
+    });
+
+  it("edits through update, never through a conditional write of its own", async () => {
+    const inner = new InMemoryStore();
+    const calls = { updates: 0, writes: 0 };
+    const store = withUpdate(inner, calls);
+    await run(store, { command: "create", path: "/memories/f", file_text: "a\nb\n" });
+    expect(
+      await run(store, { command: "str_replace", path: "/memories/f", old_str: "b", new_str: "c" }),
+    ).toEqual(
+      okResult(
+        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\ta\n     2\tc",
+      ),
+    );
+    expect(
+      await run(store, { command: "insert", path: "/memories/f", insert_line: 0, insert_text: "z" }),
+    ).toEqual(okResult("The file /memories/f has been edited."));
+    expect(calls).toEqual({ updates: 2, writes: 1 });
+    expect(new TextDecoder().decode((await inner.read("/memories/f"))!.data)).toBe("z\na\nc\n");
+  });
+
+  it("writes nothing when the edit fails, and reports a missing file", async () => {
+    const inner = new InMemoryStore();
+    const store = withUpdate(inner, { updates: 0, writes: 0 });
+    await run(store, { command: "create", path: "/memories/f", file_text: "a\n" });
+    const before = await inner.read("/memories/f");
+    expect(await run(store, { command: "str_replace", path: "/memories/f", old_str: "q" })).toEqual(
+      errResult("No replacement was performed, old_str `q` did not appear verbatim in /memories/f."),
+    );
+    expect(
+      await run(
+        store,
+        { command: "insert", path: "/memories/f", insert_line: 0, insert_text: "x".repeat(20) },
+        { maxFileBytes: 10 },
+      ),
+    ).toEqual(errResult("Error: File /memories/f would be 23 bytes, which exceeds the limit of 10 bytes"));
+    expect((await inner.read("/memories/f"))!.version).toBe(before!.version);
+    expect(
+      await run(store, { command: "insert", path: "/memories/nope", insert_line: 0, insert_text: "x" }),
+    ).toEqual(errResult("Error: The path /memories/nope does not exist"));
+  });
+});

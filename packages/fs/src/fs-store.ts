@@ -219,6 +219,27 @@ export class FsStore implements MemoryStore {
     });
   }
 
+  /** Read → change → atomic write under the cross-process lock: no other writer can come in between. */
+  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    if (path === ROOT) return false;
+    const segments = segmentsOf(path);
+    const name = segments.at(-1)!;
+    return this.mutate(async (root) => {
+      const descent = await this.descend(root, segments.slice(0, -1), false);
+      try {
+        if (descent.blocked) return false;
+        const parent = descent.dirs.at(-1)!;
+        const current = await readFileIn(parent, name);
+        if (!current) return false;
+        const next = change(current.data);
+        if (next) await writeAtomically(parent, name, next);
+        return true;
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
   async delete(path: string): Promise<boolean> {
     if (path === ROOT) throw new StoreFailureError("the memory directory itself cannot be deleted");
     const segments = segmentsOf(path);
