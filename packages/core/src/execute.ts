@@ -219,7 +219,8 @@ async function edit(
       return step.result;
     } catch (error) {
       if (!isStoreError(error, "CONFLICT")) throw error;
-      if (attempt >= settings.conflictRetries) return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
+      if (attempt >= settings.conflictRetries)
+        return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
       await sleep(backoffDelay(attempt));
     }
   }
