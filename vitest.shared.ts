@@ -14,5 +14,7 @@ export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?:
       testTimeout: overrides.testTimeout ?? 30_000,
       hookTimeout: overrides.hookTimeout ?? 60_000,
       pool: "forks",
+      // The JSON report lets the root test command print one closing tally for the whole repository.
+      reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
     },
   });
