@@ -4,45 +4,16 @@
  */
 import {
   type FileData,
+  ForwardingStore,
   type Listing,
   type MemoryStore,
   type Stat,
-  type StoreCapabilities,
   StoreFailureError,
   type WriteCondition,
 } from "@mem/core";
 
-/** Delegates everything to `inner`. */
-class DelegatingStore implements MemoryStore {
-  constructor(protected readonly inner: MemoryStore) {}
-  get capabilities(): StoreCapabilities {
-    return this.inner.capabilities;
-  }
-  read(path: string): Promise<FileData | null> {
-    return this.inner.read(path);
-  }
-  stat(path: string): Promise<Stat | null> {
-    return this.inner.stat(path);
-  }
-  list(dir: string, depth: number): Promise<Listing | null> {
-    return this.inner.list(dir, depth);
-  }
-  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: string }> {
-    return this.inner.write(path, data, condition);
-  }
-  delete(path: string): Promise<boolean> {
-    return this.inner.delete(path);
-  }
-  rename(from: string, to: string): Promise<void> {
-    return this.inner.rename(from, to);
-  }
-  isReservedName(name: string): boolean {
-    return this.inner.isReservedName?.(name) ?? false;
-  }
-}
-
 /** `inner`, plus one extra name reserved for bookkeeping. */
-export class ReservingStore extends DelegatingStore {
+export class ReservingStore extends ForwardingStore {
   constructor(
     inner: MemoryStore,
     private readonly reserved: string,
@@ -57,7 +28,7 @@ export class ReservingStore extends DelegatingStore {
 export type StoreOperation = "read" | "stat" | "list" | "write" | "delete" | "rename";
 
 /** `inner`, except that the chosen operations throw `makeError()` instead of reaching it. */
-export class FailingStore extends DelegatingStore {
+export class FailingStore extends ForwardingStore {
   constructor(
     inner: MemoryStore,
     private readonly failing: ReadonlySet<StoreOperation>,

@@ -1,6 +1,7 @@
 export * from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
 export { isStoreError, safeReason } from "./failure.js";
+export { ForwardingStore } from "./forwarding-store.js";
 export { countLines, splitLines } from "./lines.js";
 export { InMemoryStore } from "./memory-store.js";
 export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";

@@ -3,22 +3,15 @@ import { describe, expect, it } from "vitest";
 import {
   ConflictError,
   executeCommand,
+  ForwardingStore,
   InMemoryStore,
   type MemoryStore,
   StoreFailureError,
 } from "../src/index.js";
 
 /** A store that forwards to `inner` except for the methods given. */
-const wrap = (inner: MemoryStore, overrides: Partial<MemoryStore>): MemoryStore => ({
-  capabilities: inner.capabilities,
-  read: (p) => inner.read(p),
-  stat: (p) => inner.stat(p),
-  list: (p, d) => inner.list(p, d),
-  write: (p, d, c) => inner.write(p, d, c),
-  delete: (p) => inner.delete(p),
-  rename: (a, b) => inner.rename(a, b),
-  ...overrides,
-});
+const wrap = (inner: MemoryStore, overrides: Partial<MemoryStore>): MemoryStore =>
+  Object.assign(new ForwardingStore(inner), overrides);
 
 const run = (store: MemoryStore, input: unknown, options = {}) => executeCommand(store, input, options);
 const okResult = (content: string) => ({ content, isError: false });

@@ -1,10 +1,8 @@
 import {
   executeCommand,
-  type FileData,
+  ForwardingStore,
   InMemoryStore,
-  type Listing,
   type MemoryStore,
-  type Stat,
   StoreFailureError,
   type WriteCondition,
 } from "@mem/core";
@@ -30,16 +28,15 @@ export const seed = async (store: MemoryStore, files: Record<string, string>): P
  * Delegates to another store and fails every mutation after the first `allowed` ones, as a crash or an
  * outage would in the middle of a multi-step operation.
  */
-export class InterruptingStore implements MemoryStore {
-  readonly capabilities;
+export class InterruptingStore extends ForwardingStore {
   mutationsLeft = Number.POSITIVE_INFINITY;
   /** Runs after each successful write, e.g. to make another writer act at that exact moment. */
   afterWrite: ((path: string) => Promise<void>) | undefined;
   /** Runs after each successful rename. */
   afterRename: ((from: string, to: string) => Promise<void>) | undefined;
 
-  constructor(readonly inner: MemoryStore = new InMemoryStore()) {
-    this.capabilities = inner.capabilities;
+  constructor(inner: MemoryStore = new InMemoryStore()) {
+    super(inner);
   }
 
   interruptAfter(mutations: number): void {
@@ -55,26 +52,17 @@ export class InterruptingStore implements MemoryStore {
     this.mutationsLeft--;
   }
 
-  read(path: string): Promise<FileData | null> {
-    return this.inner.read(path);
-  }
-  stat(path: string): Promise<Stat | null> {
-    return this.inner.stat(path);
-  }
-  list(dir: string, depth: number): Promise<Listing | null> {
-    return this.inner.list(dir, depth);
-  }
-  async write(path: string, data: Uint8Array, condition: WriteCondition) {
+  override async write(path: string, data: Uint8Array, condition: WriteCondition) {
     this.#mutate();
     const result = await this.inner.write(path, data, condition);
     await this.afterWrite?.(path);
     return result;
   }
-  async delete(path: string): Promise<boolean> {
+  override async delete(path: string): Promise<boolean> {
     this.#mutate();
     return this.inner.delete(path);
   }
-  async rename(from: string, to: string): Promise<void> {
+  override async rename(from: string, to: string): Promise<void> {
     this.#mutate();
     await this.inner.rename(from, to);
     await this.afterRename?.(from, to);

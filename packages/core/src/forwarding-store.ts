@@ -1,0 +1,60 @@
+/** A base for stores that wrap another store (limits, auditing, failure injection...). */
+import type {
+  FileData,
+  Listing,
+  MemoryStore,
+  Stat,
+  StoreCapabilities,
+  Version,
+  WriteCondition,
+} from "./store.js";
+
+/**
+ * Forwards every call to `inner`; override what the wrapper changes. The optional native `update` is
+ * deliberately not forwarded: a wrapper that watches or changes writes must see every write, so edits
+ * through a wrapper go through `read` and conditional `write` unless the wrapper opts in itself.
+ *
+ * @example
+ * ```ts
+ * import { ForwardingStore, InMemoryStore } from "@mem/core";
+ *
+ * class AuditedStore extends ForwardingStore {
+ *   override async write(...args: Parameters<ForwardingStore["write"]>) {
+ *     console.log("write", args[0]);
+ *     return super.write(...args);
+ *   }
+ * }
+ * const store = new AuditedStore(new InMemoryStore());
+ * ```
+ */
+export class ForwardingStore implements MemoryStore {
+  constructor(readonly inner: MemoryStore) {}
+
+  get capabilities(): StoreCapabilities {
+    return this.inner.capabilities;
+  }
+  read(path: string): Promise<FileData | null> {
+    return this.inner.read(path);
+  }
+  stat(path: string): Promise<Stat | null> {
+    return this.inner.stat(path);
+  }
+  list(dir: string, depth: number): Promise<Listing | null> {
+    return this.inner.list(dir, depth);
+  }
+  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.inner.write(path, data, condition);
+  }
+  delete(path: string): Promise<boolean> {
+    return this.inner.delete(path);
+  }
+  rename(from: string, to: string): Promise<void> {
+    return this.inner.rename(from, to);
+  }
+  isReservedName(name: string): boolean {
+    return this.inner.isReservedName?.(name) ?? false;
+  }
+  async close(): Promise<void> {
+    await this.inner.close?.();
+  }
+}
