@@ -1,6 +1,6 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
-import { outcome } from "../expected.js";
+import { outcome } from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import { FailingStore, type StoreOperation } from "../wrappers.js";
 import type { Harness } from "./harness.js";

@@ -7,7 +7,7 @@ import {
 } from "@mem/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NOT_ALLOWED_INFIX, OUTSIDE_SUFFIX } from "../expected.js";
+import { NOT_ALLOWED_INFIX, OUTSIDE_SUFFIX } from "../golden/expected.js";
 import {
   anyInput,
   COMMANDS,

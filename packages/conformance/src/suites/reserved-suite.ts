@@ -1,6 +1,6 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
-import { controlCharacter, created, nameTooLong, outcome, reservedName } from "../expected.js";
+import { controlCharacter, created, nameTooLong, outcome, reservedName } from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import { ReservingStore } from "../wrappers.js";
 import type { Harness } from "./harness.js";

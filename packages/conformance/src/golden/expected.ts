@@ -1,5 +1,5 @@
 /**
- * Result texts of SPEC.md that the programmatic suites check, written from the specification
+ * Golden result texts of SPEC.md that the programmatic suites check, written from the specification
  * independently of the engine (the golden transcripts hold the rest).
  */
 export const created = (path: string): string => `File created successfully at: ${path}`;
