@@ -1,6 +1,13 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
-import { alreadyExists, created, fileViewHeader, inserted, outcome, SNIPPET_HEADER } from "../golden/expected.js";
+import {
+  alreadyExists,
+  created,
+  fileViewHeader,
+  inserted,
+  outcome,
+  SNIPPET_HEADER,
+} from "../golden/expected.js";
 import type { Harness } from "./harness.js";
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
