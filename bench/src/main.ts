@@ -1,6 +1,7 @@
 /**
  * `pnpm bench [--quick] [--only=name,name]`: runs every implementation through every workload, each in
- * its own child process, then writes results/results.md and results/results.json and prints the tables.
+ * its own child process, then writes results/results.md and results/results.json (results-quick.* with
+ * --quick) and prints the tables.
  * Servers (redis-server, s3rver + proxy) run in this process's care and are stopped at the end, even on
  * error or interruption; temporary directories are removed.
  */
@@ -253,14 +254,17 @@ const main = async (): Promise<void> => {
     targets: computeTargets(implementations),
   };
   const markdown = renderMarkdown(report);
+  // A quick run (CI's) never overwrites the figures of the last full run.
+  const base = quick ? "results-quick" : "results";
+  const written = [join(resultsDir, `${base}.md`), join(resultsDir, `${base}.json`)];
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "results.md"), markdown);
-  writeFileSync(join(resultsDir, "results.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(written[0]!, markdown);
+  writeFileSync(written[1]!, `${JSON.stringify(report, null, 2)}\n`);
   log("");
   log(markdown);
   log(`Targets (reported, never asserted):`);
   for (const target of report.targets) log(`  [${target.status}] ${target.description}: ${target.measured}`);
-  log(`\nwritten: ${join(resultsDir, "results.md")}, ${join(resultsDir, "results.json")}`);
+  log(`\nwritten: ${written.join(", ")}`);
 };
 
 main().then(
