@@ -132,11 +132,7 @@ async function view(
 ): Promise<ToolResult> {
   // Files are the common case: one store call answers them.
   const file = path === ROOT ? null : await store.read(path);
-  if (file) {
-    const text = decodeUtf8(file.data);
-    if (text === null) return fail(msg.notUtf8(path));
-    return renderFile(path, text, range, settings.viewCharLimit);
-  }
+  if (file) return renderFile(path, file.data, range, settings.viewCharLimit);
   if (range) {
     const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
     return fail(stat?.kind === "directory" ? msg.viewRangeOnDirectory() : msg.viewMissing(path));

@@ -1,3 +1,5 @@
+import { isUtf8 } from "node:buffer";
+
 /** Unicode helpers shared by the validator and the parameter checks. */
 
 /** True when the string holds an unpaired UTF-16 surrogate (it could not be stored as UTF-8). */
@@ -14,7 +16,6 @@ export const hasLoneSurrogate = (s: string): boolean => {
 };
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** UTF-8 bytes of a string without lone surrogates. */
 export const encodeUtf8 = (s: string): Uint8Array => encoder.encode(s);
@@ -23,10 +24,5 @@ export const encodeUtf8 = (s: string): Uint8Array => encoder.encode(s);
 export const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8");
 
 /** Decodes UTF-8 strictly (a BOM stays content); `null` when the bytes are not valid UTF-8. */
-export const decodeUtf8 = (bytes: Uint8Array): string | null => {
-  try {
-    return strictDecoder.decode(bytes);
-  } catch {
-    return null;
-  }
-};
+export const decodeUtf8 = (bytes: Uint8Array): string | null =>
+  isUtf8(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") : null;

@@ -1,28 +1,34 @@
 /** view of a file: numbering, `view_range`, the 999,999-line limit and the output budget. */
-import { numberLine, splitLines } from "./lines.js";
+import { isUtf8 } from "node:buffer";
+import { numberLine } from "./lines.js";
 import { msg } from "./messages.js";
 
 export const MAX_LINES = 999_999;
 
 export type Rendered = { content: string; isError: boolean };
 
+const NEWLINE = 0x0a;
+
 /**
- * Renders a file's text as view shows it.
+ * Renders a file's bytes as view shows it. It works on the bytes: only the lines shown are decoded, so
+ * paging through a large file costs one validation pass, one newline scan and the window itself.
+ * (0x0A never occurs inside a multi-byte UTF-8 sequence, so byte lines are text lines.)
  *
  * @example
  * ```ts
- * renderFile("/memories/a.txt", "x\ny\n", undefined, 64_000).content
+ * renderFile("/memories/a.txt", new TextEncoder().encode("x\ny\n"), undefined, 64_000).content
  * // "Here's the content of /memories/a.txt with line numbers:\n     1\tx\n     2\ty"
  * ```
  */
 export function renderFile(
   path: string,
-  text: string,
+  data: Uint8Array,
   range: readonly [number, number] | undefined,
   charLimit: number,
 ): Rendered {
-  const lines = splitLines(text);
-  const n = lines.length;
+  if (!isUtf8(data)) return { content: msg.notUtf8(path), isError: true };
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const n = countByteLines(bytes);
   if (n > MAX_LINES) return { content: msg.tooManyLines(path), isError: true };
 
   let from = 1;
@@ -42,15 +48,34 @@ export function renderFile(
   const shown: string[] = [];
   let used = 0;
   let last = from - 1;
+  let offset = offsetOfLine(bytes, from);
   for (let i = from; i <= to; i++) {
-    const numbered = numberLine(i, lines[i - 1]!);
+    const newline = bytes.indexOf(NEWLINE, offset);
+    const end = newline === -1 ? bytes.length : newline;
+    const numbered = numberLine(i, bytes.toString("utf8", offset, end));
     const cost = numbered.length + (shown.length > 0 ? 1 : 0);
     if (shown.length > 0 && used + cost > charLimit) break;
     shown.push(numbered);
     used += cost;
     last = i;
+    offset = end + 1;
   }
   const body = `${header}\n${shown.join("\n")}`;
   if (last < to) return { content: `${body}\n${msg.truncated(last, n)}`, isError: false };
   return { content: body, isError: false };
 }
+
+/** Lines by the model of SPEC §1, counted on UTF-8 bytes. */
+const countByteLines = (bytes: Buffer): number => {
+  if (bytes.length === 0) return 0;
+  let n = 0;
+  for (let i = bytes.indexOf(NEWLINE); i !== -1; i = bytes.indexOf(NEWLINE, i + 1)) n++;
+  return bytes[bytes.length - 1] === NEWLINE ? n : n + 1;
+};
+
+/** The byte offset where 1-based line `line` starts. */
+const offsetOfLine = (bytes: Buffer, line: number): number => {
+  let offset = 0;
+  for (let i = 1; i < line; i++) offset = bytes.indexOf(NEWLINE, offset) + 1;
+  return offset;
+};

@@ -3,7 +3,7 @@ import { renderFile } from "../src/view.js";
 
 const H = "Here's the content of /memories/f with line numbers:";
 const view = (text: string, range?: [number, number], limit = 64_000) =>
-  renderFile("/memories/f", text, range, limit);
+  renderFile("/memories/f", new TextEncoder().encode(text), range, limit);
 
 describe("view of a file", () => {
   it("numbers lines without a trailing newline", () => {
@@ -62,6 +62,30 @@ describe("view of a file", () => {
     expect(view("x".repeat(100) + "\ny\n", undefined, 10).content).toBe(
       `${H}\n     1\t${"x".repeat(100)}\n... output truncated after line 1 of 2. Call view with view_range [2, 2] to see more.`,
     );
+  });
+
+  it("keeps a byte order mark and multi-byte text, and refuses bytes that are not UTF-8", () => {
+    expect(view("\ufeffé\n\u{1f600}x\n").content).toBe(`${H}\n     1\t\ufeffé\n     2\t\u{1f600}x`);
+    expect(renderFile("/memories/f", new Uint8Array([0x61, 0xff, 0x0a]), undefined, 100)).toEqual({
+      content: "Error: The file /memories/f is not a UTF-8 text file",
+      isError: true,
+    });
+    expect(renderFile("/memories/f", new Uint8Array([0xe2, 0x82]), undefined, 100).isError).toBe(true);
+  });
+
+  it("pages the same as splitting the whole text would", () => {
+    const lines = Array.from({ length: 500 }, (_, i) => `${"é".repeat(i % 7)}line ${i}\r`);
+    const text = `${lines.join("\n")}\n`;
+    for (const [start, end] of [
+      [1, 10],
+      [250, 260],
+      [495, -1],
+      [500, 500],
+    ] as [number, number][]) {
+      const last = end === -1 ? 500 : end;
+      const expected = lines.slice(start - 1, last).map((l, i) => `${String(start + i).padStart(6)}\t${l}`);
+      expect(view(text, [start, end]).content).toBe(`${H}\n${expected.join("\n")}`);
+    }
   });
 
   it("refuses files over 999,999 lines", () => {

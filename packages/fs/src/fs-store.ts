@@ -3,14 +3,17 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fchmodSync,
   fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
   realpathSync,
+  renameSync,
+  rmdirSync,
   statSync,
+  unlinkSync,
 } from "node:fs";
-import { mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import {
   AlreadyExistsError,
@@ -31,14 +34,16 @@ import {
   type Version,
   type WriteCondition,
 } from "@mem/core";
-import { closeAll, Dir, type Resolution } from "./dir.js";
+import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
 import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { createPrivateFile, readAll, writeAll } from "./io.js";
+import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release, serialize } from "./lock.js";
 import { isReservedName, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
 import { collectFiles } from "./walk.js";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
 export interface FsStoreOptions {
   /** The directory that holds `/memories`. Created (mode 0700, with missing parents) if absent. */
@@ -60,6 +65,21 @@ export interface FsStoreOptions {
 
 /** The content hash that serves as version: it changes exactly when the bytes change. */
 const versionOf = (data: Uint8Array): Version => createHash("sha256").update(data).digest("base64url");
+
+/**
+ * The bytes just read, with their version computed on first use: a view never asks for it, and
+ * hashing a large file costs more than reading it.
+ */
+const fileData = (data: Uint8Array): FileData => {
+  let version: Version | undefined;
+  return {
+    data,
+    get version() {
+      version ??= versionOf(data);
+      return version;
+    },
+  };
+};
 
 const createRoot = (requested: string): void => {
   const first = mkdirSync(requested, { recursive: true, mode: 0o700 });
@@ -208,9 +228,8 @@ export class FsStore implements MemoryStore {
           const current = await readFileIn(parent, name);
           if (current?.version !== condition.ifVersion) throw new ConflictError(path);
         }
-        await writeAtomically(parent, name, data);
+        await writeAtomically(parent, name, data, createdDirs(descent));
         done = true;
-        await syncCreated(descent);
         return { version: versionOf(data) };
       } finally {
         if (!done) await pruneCreated(descent, parentSegments);
@@ -256,16 +275,20 @@ export class FsStore implements MemoryStore {
           // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
           // crash part-way leaves only a hidden remainder, which recovery removes.
           const doomed = tempName();
-          await rename(parent.at(name), parent.at(doomed));
+          renameSync(parent.at(name), parent.at(doomed));
           try {
             await removeTree(parent, doomed);
           } catch (error) {
-            await rename(parent.at(doomed), parent.at(name)).catch(() => undefined);
+            try {
+              renameSync(parent.at(doomed), parent.at(name));
+            } catch {
+              // The failure that matters is the one being reported; recovery removes the remainder.
+            }
             throw error;
           }
         } else {
           // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
-          await unlink(parent.at(name));
+          unlinkSync(parent.at(name));
         }
         await parent.sync();
         await pruneEmpty(descent.dirs, parentSegments);
@@ -303,11 +326,10 @@ export class FsStore implements MemoryStore {
           if (target.blocked) throw this.blockedError(to, toParentSegments, target.blocked);
           const targetParent = target.dirs.at(-1)!;
           if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
-          await rename(sourceParent.at(fromName), targetParent.at(toName));
+          renameSync(sourceParent.at(fromName), targetParent.at(toName));
           done = true;
-          await targetParent.sync();
-          await syncCreated(target);
-          await sourceParent.sync();
+          // Both parents hold half of the move; they may be the same directory, synced twice at once.
+          await syncAll([targetParent, sourceParent, ...createdDirs(target)]);
           await pruneEmpty(source.dirs, fromParentSegments);
         } finally {
           if (!done) await pruneCreated(target, toParentSegments);
@@ -365,7 +387,7 @@ export class FsStore implements MemoryStore {
         let made = false;
         if (child === "missing" && create) {
           try {
-            await mkdir(parent.at(name), { mode: 0o700 });
+            mkdirSync(parent.at(name), { mode: 0o700 });
             made = true;
             if (descent.createdFrom < 0) descent.createdFrom = index;
           } catch (error) {
@@ -378,7 +400,7 @@ export class FsStore implements MemoryStore {
           return descent;
         }
         descent.dirs.push(child);
-        if (made) await child.handle.chmod(0o700);
+        if (made) fchmodSync(child.fd, 0o700);
       }
       return descent;
     } catch (error) {
@@ -390,9 +412,10 @@ export class FsStore implements MemoryStore {
 
 /** The file `name` in `dir`; `null` when nothing or a directory is there. */
 const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    // O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
+    fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = errnoOf(error);
     if (code === "ENOENT" || code === "ENOTDIR") return null;
@@ -400,41 +423,61 @@ const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
     throw failure(error);
   }
   try {
-    const stats = await handle.stat();
+    const stats = fstatSync(fd);
     if (stats.isDirectory()) return null;
     if (!stats.isFile()) throw specialFileRefused();
-    const data = await handle.readFile();
-    return { data, version: versionOf(data) };
+    return fileData(await readAll(fd, stats));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 };
 
-/** Write to a reserved temporary name, sync, rename over `name`, sync the directory. */
-const writeAtomically = async (dir: Dir, name: string, data: Uint8Array): Promise<void> => {
+/**
+ * Write to a reserved temporary name, sync, rename over `name`, then sync the directory (and `alsoSync`,
+ * the directories created on the way to it).
+ */
+const writeAtomically = async (
+  dir: Dir,
+  name: string,
+  data: Uint8Array,
+  alsoSync: readonly Dir[] = [],
+): Promise<void> => {
   const temp = tempName();
-  const handle = await open(dir.at(temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  const fd = createPrivateFile(dir.at(temp));
   let placed = false;
   try {
     try {
-      await handle.chmod(0o600);
-      await handle.writeFile(data);
-      await handle.sync();
+      await writeAll(fd, data);
+      await fsyncAsync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
-    await rename(dir.at(temp), dir.at(name));
+    renameSync(dir.at(temp), dir.at(name));
     placed = true;
-    await dir.sync();
+    await syncAll([dir, ...alsoSync]);
   } finally {
-    if (!placed) await unlink(dir.at(temp)).catch(() => undefined);
+    if (!placed) removeQuietly(dir.at(temp));
   }
 };
 
-/** Syncs every directory that received a new subdirectory during the descent. */
-const syncCreated = async (descent: Descent): Promise<void> => {
-  if (descent.createdFrom < 0) return;
-  for (let i = descent.dirs.length - 1; i >= descent.createdFrom; i--) await descent.dirs[i]!.sync();
+const removeQuietly = (path: string): void => {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Best effort: a leftover temporary file is hidden, and recovery removes it.
+  }
+};
+
+/** Every directory that received a new subdirectory during the descent. */
+const createdDirs = (descent: Descent): Dir[] =>
+  descent.createdFrom < 0 ? [] : descent.dirs.slice(descent.createdFrom);
+
+/**
+ * Syncs directories concurrently: each sync is complete when this resolves, and syncs issued together
+ * share the file system's journal commit instead of waiting for one each.
+ */
+const syncAll = async (dirs: readonly Dir[]): Promise<void> => {
+  await settleAll(dirs.map((dir) => dir.sync()));
 };
 
 /** After a failed change, removes the directories the descent created (only if still empty). */
@@ -452,7 +495,7 @@ const pruneEmpty = async (dirs: readonly Dir[], segments: readonly string[], flo
   let removedFrom = -1;
   for (let i = dirs.length - 1; i >= Math.max(floor, 1); i--) {
     try {
-      await rmdir(dirs[i - 1]!.at(segments[i - 1]!));
+      rmdirSync(dirs[i - 1]!.at(segments[i - 1]!));
       removedFrom = i - 1;
     } catch (error) {
       const code = errnoOf(error);

@@ -6,30 +6,6 @@ export const settleAll = async <T>(promises: readonly Promise<T>[]): Promise<T[]
   return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
 };
 
-/** Runs at most `concurrency` of the tasks at a time; all have settled when it returns or throws. */
-export const mapBounded = async <T, R>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> => {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let stop = false;
-  const worker = async (): Promise<void> => {
-    while (!stop && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await task(items[index] as T);
-      } catch (error) {
-        stop = true;
-        throw error;
-      }
-    }
-  };
-  await settleAll(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-};
-
 /**
  * A budget of extra directory descriptors a tree walk may hold open. A walk descends in parallel while
  * the budget lasts and inline (one subdirectory after another) once it is spent, so the number of open

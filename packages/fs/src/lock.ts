@@ -1,13 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { constants, link, open, rename, unlink } from "node:fs/promises";
+import { closeSync, constants, fstatSync, linkSync, openSync, renameSync, unlinkSync } from "node:fs";
 import { uptime } from "node:os";
 import { StoreFailureError } from "@mem/core";
 import type { Dir } from "./dir.js";
 import { errnoOf, failure } from "./failure.js";
+import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { LOCK_NAME, lockTempName, MARKER_PREFIX } from "./names.js";
 import { type Owner, ownerFor, ownerGone, parseOwner } from "./process-identity.js";
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_NONBLOCK } = constants;
+const { O_NOFOLLOW, O_RDONLY, O_NONBLOCK } = constants;
 
 export interface LockTiming {
   /** How long to wait for the lock before failing. */
@@ -36,37 +37,45 @@ interface Seen {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const unlinkQuietly = async (path: string): Promise<void> => {
-  await unlink(path).catch(() => undefined);
+const unlinkQuietly = (path: string): void => {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone, or left for recovery: either way nothing waits on it.
+  }
+};
+
+/** Writes `content` to the fresh file `path` (0600, never through a link). */
+const writeNew = async (path: string, content: Buffer): Promise<void> => {
+  const fd = createPrivateFile(path);
+  try {
+    await writeAll(fd, content);
+  } finally {
+    closeSync(fd);
+  }
 };
 
 /** Writes `content` to a fresh reserved file in `dir` and returns its name. */
-const writeCandidate = async (dir: Dir, content: string): Promise<string> => {
+const writeCandidate = async (dir: Dir, content: Buffer): Promise<string> => {
   const name = lockTempName();
-  const handle = await open(dir.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(content);
-  } finally {
-    await handle.close();
-  }
+  await writeNew(dir.at(name), content);
   return name;
 };
 
 const readLock = async (dir: Dir, name: string): Promise<Seen | null> => {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    handle = await open(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     if (errnoOf(error) === "ENOENT") return null;
     throw error;
   }
   try {
-    const stats = await handle.stat();
-    const text = await handle.readFile("utf8");
+    const stats = fstatSync(fd);
+    const text = (await readAll(fd, stats)).toString("utf8");
     return { owner: parseOwner(text), ino: stats.ino, mtimeMs: stats.mtimeMs };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 };
 
@@ -90,10 +99,10 @@ const placeExclusively = async (
   dir: Dir,
   name: string,
   target: string,
-  content: string,
+  content: Buffer,
 ): Promise<boolean> => {
   try {
-    await link(dir.at(name), dir.at(target));
+    linkSync(dir.at(name), dir.at(target));
     return true;
   } catch (error) {
     const code = errnoOf(error);
@@ -101,13 +110,7 @@ const placeExclusively = async (
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw error;
   }
   try {
-    const handle = await open(dir.at(target), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    try {
-      await handle.chmod(0o600);
-      await handle.writeFile(content);
-    } finally {
-      await handle.close();
-    }
+    await writeNew(dir.at(target), content);
     return true;
   } catch (error) {
     if (errnoOf(error) === "EEXIST") return false;
@@ -137,7 +140,7 @@ const takeOver = async (
   name: string,
   seen: Seen,
   candidate: string,
-  content: string,
+  content: Buffer,
   staleMs: number,
   depth = 0,
 ): Promise<boolean> => {
@@ -155,11 +158,11 @@ const takeOver = async (
     }
     const now = await readLock(dir, name);
     if (!now || now.ino !== seen.ino || now.owner?.token !== seen.owner?.token) return false;
-    await rename(dir.at(candidate), dir.at(name));
+    renameSync(dir.at(candidate), dir.at(name));
     return true;
   } finally {
-    await unlinkQuietly(dir.at(markerCandidate));
-    if (holding) await unlinkQuietly(dir.at(marker));
+    unlinkQuietly(dir.at(markerCandidate));
+    if (holding) unlinkQuietly(dir.at(marker));
   }
 };
 
@@ -172,7 +175,7 @@ export const removeAbandonedMarkers = async (
   for (const name of names) {
     if (!name.startsWith(MARKER_PREFIX)) continue;
     const seen = await readLock(root, name).catch(() => null);
-    if (seen && isAbandoned(seen, staleMs)) await unlinkQuietly(root.at(name));
+    if (seen && isAbandoned(seen, staleMs)) unlinkQuietly(root.at(name));
   }
 };
 
@@ -185,7 +188,7 @@ export interface Held {
 /** Takes the root's cross-process lock, waiting (bounded) for a live holder and replacing a dead one. */
 export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
   const token = randomBytes(16).toString("hex");
-  const content = JSON.stringify(ownerFor(token));
+  const content = Buffer.from(JSON.stringify(ownerFor(token)));
   const deadline = Date.now() + timing.timeoutMs;
   let delay = 1;
   let candidate: string | null = null;
@@ -219,7 +222,7 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
     heldTokens.delete(token);
     throw failure(error);
   } finally {
-    if (candidate !== null) await unlinkQuietly(root.at(candidate));
+    if (candidate !== null) unlinkQuietly(root.at(candidate));
   }
 };
 
@@ -227,7 +230,7 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
 export const release = async (root: Dir, held: Held): Promise<void> => {
   try {
     const seen = await readLock(root, LOCK_NAME);
-    if (seen?.owner?.token === held.token) await unlink(root.at(LOCK_NAME));
+    if (seen?.owner?.token === held.token) unlinkSync(root.at(LOCK_NAME));
   } catch (error) {
     if (errnoOf(error) !== "ENOENT") throw failure(error);
   } finally {

@@ -1,18 +1,21 @@
-import { rmdir, unlink } from "node:fs/promises";
+import { rmdirSync, unlinkSync } from "node:fs";
 import type { Dir } from "./dir.js";
 import { errnoOf, failure } from "./failure.js";
 import { Budget, forEachWithBudget } from "./limit.js";
 import { removeAbandonedMarkers } from "./lock.js";
 import { isReservedName, LOCK_TEMP_PREFIX, MARKER_PREFIX, pidOfLockTemp, TEMP_PREFIX } from "./names.js";
 import { pidAlive } from "./process-identity.js";
-import { readEntries, withChild } from "./walk.js";
+import { Pace, readEntries, withChild } from "./walk.js";
 
-const ignoring =
-  (...codes: string[]) =>
-  (error: unknown): void => {
+/** Runs `call`, treating the given errno codes as success. */
+const ignoring = (call: () => void, ...codes: string[]): void => {
+  try {
+    call();
+  } catch (error) {
     const code = errnoOf(error);
     if (code === undefined || !codes.includes(code)) throw failure(error);
-  };
+  }
+};
 
 /**
  * Cleans what a process killed while holding the lock can leave behind: temporary files of unfinished
@@ -31,19 +34,19 @@ export const sweep = async (root: Dir, staleMs: number): Promise<void> => {
       if (name.startsWith(TEMP_PREFIX)) {
         // An unfinished write's file, or the remainder of an unfinished directory delete.
         if (entry.isDirectory()) await removeTree(dir, name);
-        else await unlink(dir.at(name)).catch(ignoring("ENOENT"));
+        else ignoring(() => unlinkSync(dir.at(name)), "ENOENT");
       } else if (isRoot && name.startsWith(MARKER_PREFIX)) {
         markers.push(name);
       } else if (isRoot && name.startsWith(LOCK_TEMP_PREFIX)) {
         const pid = pidOfLockTemp(name);
-        if (pid !== null && !pidAlive(pid)) await unlink(dir.at(name)).catch(ignoring("ENOENT"));
+        if (pid !== null && !pidAlive(pid)) ignoring(() => unlinkSync(dir.at(name)), "ENOENT");
       } else if (entry.isDirectory() && !isReservedName(name)) {
         subdirs.push(name);
       }
     }
     await forEachWithBudget(subdirs, budget, async (name) => {
       await withChild(dir, name, (child) => visit(child, false));
-      await rmdir(dir.at(name)).catch(ignoring("ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR"));
+      ignoring(() => rmdirSync(dir.at(name)), "ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR");
     });
     await dir.sync();
   };
@@ -54,25 +57,27 @@ export const sweep = async (root: Dir, staleMs: number): Promise<void> => {
 /** Removes everything inside `dir` without following links (a link is removed, its target untouched). */
 export const removeContents = async (dir: Dir): Promise<void> => {
   const budget = new Budget(16);
+  const pace = new Pace();
   const visit = async (current: Dir): Promise<void> => {
     const subdirs: string[] = [];
     for (const entry of await readEntries(current)) {
       if (entry.isDirectory()) subdirs.push(entry.name);
       else {
+        await pace.step();
         try {
-          await unlink(current.at(entry.name));
+          unlinkSync(current.at(entry.name));
         } catch (error) {
           // Unknown entry types (DT_UNKNOWN) that turn out to be directories are removed as directories.
           const code = errnoOf(error);
           if ((code === "EISDIR" || code === "EPERM") && (await current.kindOf(entry.name)) === "directory") {
             subdirs.push(entry.name);
-          } else ignoring("ENOENT")(error);
+          } else if (code !== "ENOENT") throw failure(error);
         }
       }
     }
     await forEachWithBudget(subdirs, budget, async (name) => {
       await withChild(current, name, visit);
-      await rmdir(current.at(name)).catch(ignoring("ENOENT"));
+      ignoring(() => rmdirSync(current.at(name)), "ENOENT");
     });
   };
   await visit(dir);
@@ -81,5 +86,5 @@ export const removeContents = async (dir: Dir): Promise<void> => {
 /** Removes directory `name` of `parent` with everything inside, links removed but never followed. */
 export const removeTree = async (parent: Dir, name: string): Promise<void> => {
   await withChild(parent, name, removeContents);
-  await rmdir(parent.at(name)).catch(ignoring("ENOENT"));
+  ignoring(() => rmdirSync(parent.at(name)), "ENOENT");
 };

@@ -1,18 +1,32 @@
-import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { type Dirent, readdirSync } from "node:fs";
 import { isListedName } from "@mem/core";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, failure, RefusedEntryError } from "./failure.js";
-import { Budget, forEachWithBudget, mapBounded } from "./limit.js";
+import { Budget, forEachWithBudget } from "./limit.js";
 
-/** Parallel `lstat` calls per directory during a walk. */
-const STAT_CONCURRENCY = 16;
 /** Extra directory descriptors one walk may hold open at once. */
 const OPEN_DIRS = 32;
+/**
+ * A walk's system calls are synchronous (microseconds each on a local disk, much less than a trip
+ * through the thread pool); after this many it lets the event loop run, so that listing a large tree
+ * never holds it for more than about a millisecond at a time.
+ */
+const CALLS_BETWEEN_YIELDS = 256;
+
+/** Counts a walk's system calls and yields to the event loop every {@link CALLS_BETWEEN_YIELDS}. */
+export class Pace {
+  private calls = 0;
+  async step(count = 1): Promise<void> {
+    this.calls += count;
+    if (this.calls < CALLS_BETWEEN_YIELDS) return;
+    this.calls = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
 
 export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
   try {
-    return await readdir(dir.self, { withFileTypes: true });
+    return readdirSync(dir.self, { withFileTypes: true });
   } catch (error) {
     if (errnoOf(error) === "ENOENT") return [];
     throw failure(error);
@@ -74,28 +88,32 @@ const holdsFile = async (dir: Dir, name: string): Promise<boolean> => {
 export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
   const budget = new Budget(OPEN_DIRS);
+  const pace = new Pace();
 
   /** Walks `current`; true when some file lies beneath it. */
   const visit = async (current: Dir, currentPath: string): Promise<boolean> => {
     const subdirs: string[] = [];
     const toStat: string[] = [];
     const unlisted: Dirent[] = [];
-    for (const entry of await readEntries(current)) {
+    const entries = await readEntries(current);
+    await pace.step(1 + Math.floor(entries.length / 64));
+    for (const entry of entries) {
       if (!isListedName(entry.name)) unlisted.push(entry);
       else if (entry.isDirectory()) subdirs.push(entry.name);
       else if (!entry.isSymbolicLink() && !isSpecial(entry)) toStat.push(entry.name);
     }
     let found = false;
     // Regular files need their size; entries of unknown type (some file systems report none) need a look.
-    await mapBounded(toStat, STAT_CONCURRENCY, async (name) => {
-      const stats = await current.lstat(name);
-      if (!stats) return;
+    for (const name of toStat) {
+      const stats = current.lstatNow(name);
+      await pace.step();
+      if (!stats) continue;
       const kind = kindOfStats(stats);
       if (kind === "file") {
         files.push({ path: `${currentPath}/${name}`, size: stats.size });
         found = true;
       } else if (kind === "directory") subdirs.push(name);
-    });
+    }
     await forEachWithBudget(subdirs, budget, (name) =>
       withChild(current, name, async (child) => {
         if (await visit(child, `${currentPath}/${name}`)) found = true;
