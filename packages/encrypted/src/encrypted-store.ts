@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import {
   AlreadyExistsError,
   ConflictError,
@@ -22,7 +23,13 @@ import { checkKdfParams, DEFAULT_KDF, derivePassphraseKeys, type KdfParams } fro
 import { type KeyMaterial, type Keyring, type KeySource, keySources } from "./keys.js";
 import { formerPaths, type Move, newMove, parseMove } from "./moves.js";
 import { readPathSet, updatePathSet } from "./path-set.js";
-import { isOwnReservedName, keyCheckPath, RENAME_JOURNAL_PATH, UNLISTED_INDEX_PATH } from "./reserved.js";
+import {
+  claimPath,
+  isOwnReservedName,
+  keyCheckPath,
+  RENAME_JOURNAL_PATH,
+  UNLISTED_INDEX_PATH,
+} from "./reserved.js";
 import { loadSodium } from "./sodium.js";
 
 export interface EncryptedStoreOptions {
@@ -81,6 +88,15 @@ export class EncryptedStore implements MemoryStore {
   readonly capabilities: StoreCapabilities;
   /** Resolves once libsodium is loaded and the keys are derived and checked. Methods wait for it themselves. */
   readonly ready: Promise<void>;
+  /**
+   * The atomic edit of {@link MemoryStore.update}: present exactly when the inner store has one, which
+   * then decrypts, edits and re-encrypts the file with no other write in between. Without it, core edits
+   * through `read` and conditional `write`.
+   */
+  declare readonly update?: (
+    path: string,
+    change: (current: Uint8Array) => Uint8Array | null,
+  ) => Promise<boolean>;
 
   readonly #inner: MemoryStore;
   readonly #sources: readonly KeySource[];
@@ -98,6 +114,7 @@ export class EncryptedStore implements MemoryStore {
       crossProcessSafe: inner.capabilities.crossProcessSafe,
       atomicDirectoryRename: false,
     };
+    if (inner.update) this.update = (path, change) => this.#update(path, change);
     this.ready = this.#ready().then(() => undefined);
     // A failed start is retried by the next call; the rejection is reported there, not as unhandled.
     this.ready.catch(() => {});
@@ -107,7 +124,14 @@ export class EncryptedStore implements MemoryStore {
     const cipher = await this.#ready();
     const file = await this.#inner.read(path);
     if (!file) return null;
-    return { data: await this.#open(cipher, file.data, path), version: file.version };
+    const data = await this.#open(cipher, file.data, path);
+    // The inner store may compute the version only when asked (FsStore hashes the bytes); views never ask.
+    return {
+      data,
+      get version() {
+        return file.version;
+      },
+    };
   }
 
   async stat(path: string): Promise<Stat | null> {
@@ -157,18 +181,62 @@ export class EncryptedStore implements MemoryStore {
   }
 
   /**
-   * Ciphertexts are bound to their paths, so moved files must be re-encrypted. The rename is journaled
-   * first, then the inner store moves the files (atomically where it can), then each moved file is
-   * re-encrypted in place for its new path and the journal entry is cleared. Until then a moved file
-   * opens under the path the journal says it came from, so readers never see a failure, concurrent
-   * renames and edits behave as on the inner store, and an interrupted rename is finished by `recover()`
-   * (run by every new instance and before every rename).
+   * Ciphertexts are bound to their paths, so moved files must be re-encrypted.
+   *
+   * A file is copied: its plaintext is re-encrypted for `to` and written there (`ifAbsent`), then the inner
+   * store moves the source to a fresh hidden name next to it, which only one of two concurrent renames of
+   * the file can do (the other gets `NotFoundError` and removes its copy), then that parked source is
+   * deleted. An edit that reached the source after the copy is carried over. No ciphertext is ever
+   * readable at a path it was not written for, and a crash in between leaves both files, never none.
+   *
+   * A directory is journaled first, then the inner store moves it (atomically where it can), then each
+   * moved file is re-encrypted in place for its new path and the journal entry is cleared. Until then a
+   * moved file opens under the path the journal says it came from, so readers never see a failure, and an
+   * interrupted rename is finished by `recover()` (run by every new instance and before every rename).
    */
   async rename(from: string, to: string): Promise<void> {
     const cipher = await this.#ready();
     await this.#recover(cipher).catch(() => {});
-    if (!(await this.#inner.stat(from))) throw new NotFoundError(from);
-    const moving = await this.#filesBeneathOrAt(cipher, from);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const file = await this.#inner.read(from);
+      if (file) return this.#renameFile(cipher, from, to, file);
+      const stat = await this.#inner.stat(from);
+      if (!stat) throw new NotFoundError(from);
+      // A file that appeared since the read is read again.
+      if (stat.kind === "directory") return this.#renameDirectory(cipher, from, to);
+    }
+    throw new ConflictError(from);
+  }
+
+  async #renameFile(cipher: Cipher, from: string, to: string, file: FileData): Promise<void> {
+    const plain = await this.#open(cipher, file.data, from);
+    if (isUnlistedPath(to)) await this.#recordUnlisted(cipher, [to]);
+    const copy = await this.#inner.write(to, seal(cipher, plain, to), { ifAbsent: true });
+    const claim = claimPath(from);
+    try {
+      await this.#inner.rename(from, claim);
+    } catch (error) {
+      // Another rename or a delete took the source first: this rename never happened.
+      if (error instanceof NotFoundError) await this.#inner.delete(to);
+      throw error;
+    }
+    const claimed = await this.#inner.read(claim);
+    if (claimed && !sameBytes(claimed.data, file.data)) {
+      const latest = await this.#open(cipher, claimed.data, from);
+      try {
+        await this.#inner.write(to, seal(cipher, latest, to), { ifVersion: copy.version });
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+        // Both paths were edited while the rename ran; losing neither edit beats finishing the move.
+        await this.#inner.rename(claim, from);
+        throw new StoreFailureError(`${from} and ${to} were both edited during the rename; both were kept`);
+      }
+    }
+    await this.#inner.delete(claim);
+  }
+
+  async #renameDirectory(cipher: Cipher, from: string, to: string): Promise<void> {
+    const moving = await this.#filesBeneath(cipher, from);
     // A file that cannot be opened (tampered, or under a key the keyring lacks) would be stranded at its
     // new path, bound to the old one; refuse before anything moves.
     for (const path of moving) {
@@ -177,14 +245,13 @@ export class EncryptedStore implements MemoryStore {
       try {
         await this.#open(cipher, file.data, path);
       } catch (error) {
-        if (error instanceof IntegrityError && path !== from)
-          throw integrityError(`${path}: ${error.detail}`);
+        if (error instanceof IntegrityError) throw integrityError(`${path}: ${error.detail}`);
         throw error;
       }
     }
     // Hidden files keep their place in the unlisted index under their new paths.
     await this.#recordUnlisted(cipher, moving.map((p) => rebase(p, from, to)).filter(isUnlistedPath));
-    const move = newMove(from, to, Buffer.from(cipher.sodium.randombytes_buf(12)).toString("hex"));
+    const move = newMove(from, to, randomBytes(12).toString("hex"));
     await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { add: [move.entry] });
     try {
       await this.#inner.rename(from, to);
@@ -199,9 +266,41 @@ export class EncryptedStore implements MemoryStore {
   }
 
   /**
-   * Finishes renames that a crash or outage interrupted, re-encrypting their files for their new paths.
-   * Returns how many it finished. New instances and every `rename` run this on their own, ignoring its
-   * failures; call it directly to see them.
+   * Decrypts inside the inner store's atomic update and re-encrypts the result for the same path with a
+   * fresh nonce and the active key. A file still bound to a former path (a directory rename in progress)
+   * needs the journal, which cannot be read inside the synchronous change: that case writes nothing, reads
+   * the journal and runs the update again.
+   */
+  async #update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const cipher = await this.#ready();
+    const inner = this.#inner;
+    let moves: readonly Move[] | null = null;
+    for (;;) {
+      const known = moves;
+      let needsJournal = false;
+      const found = await inner.update!(path, (data) => {
+        // An inner store may call this again on a retry; only the last call counts.
+        needsJournal = false;
+        let plain: Uint8Array;
+        try {
+          plain = known ? openMoved(cipher, data, path, known) : open(cipher, data, path);
+        } catch (error) {
+          if (known || !(error instanceof IntegrityError)) throw error;
+          needsJournal = true;
+          return null;
+        }
+        const next = change(plain);
+        return next === null ? null : seal(cipher, next, path);
+      });
+      if (!needsJournal) return found;
+      moves = await this.#pendingMoves(cipher);
+    }
+  }
+
+  /**
+   * Finishes directory renames that a crash or outage interrupted, re-encrypting their files for their
+   * new paths. Returns how many it finished. New instances and every `rename` run this on their own,
+   * ignoring its failures; call it directly to see them.
    */
   async recover(): Promise<number> {
     return this.#recover(await this.#ready());
@@ -265,7 +364,7 @@ export class EncryptedStore implements MemoryStore {
     const sodium = await loadSodium();
     const passphrases = this.#sources.flatMap((s) => ("passphrase" in s ? [s] : []));
     const derived = await derivePassphraseKeys(this.#inner, passphrases, this.#kdf, (n) =>
-      sodium.randombytes_buf(n),
+      Uint8Array.from(randomBytes(n)),
     );
     const keys = new Map(
       this.#sources.map((s) => [s.id, "bytes" in s ? Uint8Array.from(s.bytes) : derived.get(s.id)!]),
@@ -335,14 +434,7 @@ export class EncryptedStore implements MemoryStore {
       return open(cipher, data, path);
     } catch (error) {
       if (!(error instanceof IntegrityError)) throw error;
-      for (const former of formerPaths(path, moves ?? (await this.#pendingMoves(cipher)))) {
-        try {
-          return open(cipher, data, former);
-        } catch {
-          // try the next candidate; the first error is the one worth reporting
-        }
-      }
-      throw error;
+      return openMoved(cipher, data, path, moves ?? (await this.#pendingMoves(cipher)));
     }
   }
 
@@ -428,6 +520,26 @@ export class EncryptedStore implements MemoryStore {
     throw new ConflictError(path);
   }
 }
+
+/** Opens a ciphertext found at `path`, or at a path one of `moves` moved it from. */
+const openMoved = (cipher: Cipher, data: Uint8Array, path: string, moves: readonly Move[]): Uint8Array => {
+  try {
+    return open(cipher, data, path);
+  } catch (error) {
+    if (!(error instanceof IntegrityError)) throw error;
+    for (const former of formerPaths(path, moves)) {
+      try {
+        return open(cipher, data, former);
+      } catch {
+        // try the next candidate; the first error is the one worth reporting
+      }
+    }
+    throw error;
+  }
+};
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 
 const sizeOf = (path: string, size: number): number => {
   try {

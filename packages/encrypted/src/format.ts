@@ -6,7 +6,7 @@
  *      0     4  magic "MENC"
  *      4     1  format version (1)
  *      5    16  key id, ASCII, zero-padded
- *     21    24  nonce (random per write)
+ *     21    24  nonce (random per write, from node:crypto)
  *     45   n+16 XChaCha20-Poly1305-IETF ciphertext of the n plaintext bytes, then its tag
  * ```
  *
@@ -15,6 +15,7 @@
  * header cannot be edited. Every file carries the same 61 bytes of overhead, which is how listings
  * report exact plaintext sizes without decrypting anything.
  */
+import { randomFillSync } from "node:crypto";
 import { StoreFailureError } from "@mem/core";
 import type { Sodium } from "./sodium.js";
 
@@ -87,7 +88,8 @@ export const seal = (
   header.set(MAGIC, 0);
   header[MAGIC.length] = FORMAT_VERSION;
   header.set(encoder.encode(keyId), MAGIC.length + 1);
-  header.set(cipher.sodium.randombytes_buf(NONCE_BYTES), MAGIC.length + 1 + KEY_ID_BYTES);
+  // Node's CSPRNG (the operating system's generator); a random 192-bit nonce never repeats in practice.
+  randomFillSync(header, HEADER_BYTES - NONCE_BYTES, NONCE_BYTES);
   const nonce = header.subarray(HEADER_BYTES - NONCE_BYTES);
   const sealed = cipher.sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
     plaintext,
@@ -130,12 +132,14 @@ export const open = (cipher: Cipher, data: Uint8Array, path: string): Uint8Array
   if (key === undefined)
     throw integrityError(`the file is encrypted under key id "${keyId}", which is not configured`);
   const header = data.subarray(0, HEADER_BYTES);
+  const nonce = header.subarray(HEADER_BYTES - NONCE_BYTES);
+  let plain: Uint8Array;
   try {
-    return cipher.sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
+    plain = cipher.sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
       null,
       data.subarray(HEADER_BYTES),
       associatedData(cipher, header, path),
-      header.subarray(HEADER_BYTES - NONCE_BYTES),
+      nonce,
       key,
     );
   } catch {
@@ -143,4 +147,5 @@ export const open = (cipher: Cipher, data: Uint8Array, path: string): Uint8Array
       `the ciphertext does not authenticate (it was altered, moved from another path, or encrypted under a different key for id "${keyId}")`,
     );
   }
+  return plain;
 };

@@ -1,5 +1,6 @@
 /** Names and paths this wrapper keeps for its own bookkeeping inside the inner store. */
-import { ROOT } from "@mem/core";
+import { randomBytes } from "node:crypto";
+import { parentOf, ROOT } from "@mem/core";
 
 /** Every name starting with this is reserved (and, starting with a dot, hidden from listings). */
 export const RESERVED_PREFIX = ".mem-encrypted";
@@ -14,3 +15,10 @@ export const RENAME_JOURNAL_PATH = `${BOOKKEEPING_DIR}/renames`;
 export const keyCheckPath = (keyId: string): string => `${BOOKKEEPING_DIR}/keys/${keyId}`;
 
 export const isOwnReservedName = (name: string): boolean => name.startsWith(RESERVED_PREFIX);
+
+/**
+ * A fresh hidden name next to `path`, where a file rename parks the source once its copy exists: the
+ * inner store's rename to it is what lets only one of two concurrent renames of a file succeed.
+ */
+export const claimPath = (path: string): string =>
+  `${parentOf(path)}/${RESERVED_PREFIX}-moving-${randomBytes(8).toString("hex")}`;

@@ -2,7 +2,7 @@ import sodium from "libsodium-wrappers";
 
 export type Sodium = typeof sodium;
 
-/** The standard libsodium build, initialised once per process. */
+/** The standard libsodium build (XChaCha20-Poly1305), initialised once per process. */
 export const loadSodium = async (): Promise<Sodium> => {
   await sodium.ready;
   return sodium;

@@ -266,4 +266,108 @@ describe("rename re-encrypts for the new path", () => {
       { journalEmpty: false },
     );
   });
+
+  it("renames a file without the journal and leaves no parked source behind", async () => {
+    const inner = new InterruptingStore();
+    const store = new EncryptedStore(inner, { key: KEY });
+    await seed(store, { "/memories/a.txt": "content\n" });
+    const parked: string[] = [];
+    inner.afterRename = async (_from, to) => {
+      parked.push(to);
+    };
+    await store.rename("/memories/a.txt", "/memories/b/c.txt");
+    expect(parked).toHaveLength(1);
+    expect(parked[0]).toMatch(/^\/memories\/\.mem-encrypted-moving-[0-9a-f]{16}$/);
+    expect(await inner.stat(parked[0]!)).toBeNull();
+    expect(await inner.stat("/memories/a.txt")).toBeNull();
+    expect(await inner.stat(JOURNAL)).toBeNull();
+    expect(text((await store.read("/memories/b/c.txt"))?.data)).toBe("content\n");
+  });
+
+  it("a file rename cut off after the copy leaves both paths readable, and no journal", async () => {
+    const inner = new InterruptingStore();
+    const store = new EncryptedStore(inner, { key: KEY });
+    await seed(store, { "/memories/a.txt": "content\n" });
+    inner.interruptAfter(1);
+    await expect(store.rename("/memories/a.txt", "/memories/b.txt")).rejects.toMatchObject({
+      reason: "connection reset",
+    });
+    inner.heal();
+    expect(await inner.stat(JOURNAL)).toBeNull();
+    await expectRebound(inner, { "/memories/a.txt": "content\n", "/memories/b.txt": "content\n" });
+  });
+
+  it("the loser of two concurrent file renames removes its copy", async () => {
+    const inner = new InterruptingStore();
+    const [a, b] = [new EncryptedStore(inner, { key: KEY }), new EncryptedStore(inner, { key: KEY })];
+    await seed(a, { "/memories/f": "once\n" });
+    await b.ready;
+    // Both copies exist before either rename claims the source.
+    const written: string[] = [];
+    let copied: () => void = () => {};
+    const bothCopied = new Promise<void>((resolve) => {
+      copied = resolve;
+    });
+    let racing: Promise<void> | undefined;
+    inner.afterWrite = async (path) => {
+      written.push(path);
+      if (path === "/memories/g") {
+        racing = b.rename("/memories/f", "/memories/h");
+        await bothCopied;
+      }
+      if (path === "/memories/h") copied();
+    };
+    const results = await Promise.allSettled([
+      a.rename("/memories/f", "/memories/g"),
+      bothCopied.then(() => racing),
+    ]);
+    inner.afterWrite = undefined;
+    expect(written).toEqual(["/memories/g", "/memories/h"]);
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(results.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "NOT_FOUND" } });
+    expect(await inner.stat("/memories/f")).toBeNull();
+    const present = [];
+    for (const p of ["/memories/g", "/memories/h"]) if (await inner.stat(p)) present.push(p);
+    expect(present).toHaveLength(1);
+    await expectRebound(inner, { [present[0]!]: "once\n" });
+  });
+
+  it("carries over an edit that reached the source after it was copied", async () => {
+    const inner = new InterruptingStore();
+    const store = new EncryptedStore(inner, { key: KEY });
+    const other = new EncryptedStore(inner.inner, { key: KEY });
+    await seed(store, { "/memories/a.txt": "v1\n" });
+    inner.afterWrite = async (path) => {
+      if (path !== "/memories/b.txt") return;
+      inner.afterWrite = undefined;
+      const edit = await run(other, {
+        command: "str_replace",
+        path: "/memories/a.txt",
+        old_str: "v1",
+        new_str: "v2",
+      });
+      expect(edit.isError).toBe(false);
+    };
+    await store.rename("/memories/a.txt", "/memories/b.txt");
+    expect(await inner.stat("/memories/a.txt")).toBeNull();
+    await expectRebound(inner, { "/memories/b.txt": "v2\n" });
+  });
+
+  it("keeps both files when the source and the copy are both edited during the rename", async () => {
+    const inner = new InterruptingStore();
+    const store = new EncryptedStore(inner, { key: KEY });
+    const other = new EncryptedStore(inner.inner, { key: KEY });
+    await seed(store, { "/memories/a.txt": "v1\n" });
+    inner.afterWrite = async (path) => {
+      if (path !== "/memories/b.txt") return;
+      inner.afterWrite = undefined;
+      await run(other, { command: "str_replace", path: "/memories/a.txt", old_str: "v1", new_str: "source" });
+      await run(other, { command: "str_replace", path: "/memories/b.txt", old_str: "v1", new_str: "copy" });
+    };
+    const failure = await store.rename("/memories/a.txt", "/memories/b.txt").catch((e: unknown) => e);
+    expect(failure).toMatchObject({
+      reason: "/memories/a.txt and /memories/b.txt were both edited during the rename; both were kept",
+    });
+    await expectRebound(inner, { "/memories/a.txt": "source\n", "/memories/b.txt": "copy\n" });
+  });
 });
