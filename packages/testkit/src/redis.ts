@@ -3,10 +3,11 @@
  * in throw-away directories, never persisted, and always killed when the test process ends.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants, mkdtempSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { killGroup, removeDirectory, trackDirectory, trackProcess } from "./cleanup.js";
 import { freePort } from "./ports.js";
 
 const HOST = "127.0.0.1";
@@ -46,35 +47,9 @@ export interface RedisCluster {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Process bookkeeping: every server runs in its own process group, and all of them are killed when the
-// test process exits or is signalled. A watchdog shell also kills the server when our stdin pipe closes,
-// which covers the test process being SIGKILLed.
-
-const running = new Set<ChildProcess>();
-
-const killGroup = (child: ChildProcess): void => {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-};
-
-let cleanupRegistered = false;
-const registerCleanup = (): void => {
-  if (cleanupRegistered) return;
-  cleanupRegistered = true;
-  process.on("exit", () => {
-    for (const child of running) killGroup(child);
-  });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, () => {
-      for (const child of running) killGroup(child);
-      process.kill(process.pid, signal);
-    });
-  }
-};
+// Every server runs in its own process group; cleanup.ts kills the groups still running and removes
+// their directories when the test process exits or is signalled. A watchdog shell also kills the server
+// when our stdin pipe closes, which covers the test process being SIGKILLed.
 
 // Kills process group $0 as soon as its stdin closes: the parent closes it when it stops the server, and
 // the kernel closes it when the parent dies in any way (even SIGKILL), so no server outlives the tests.
@@ -220,6 +195,7 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
   let exited: Promise<void> = Promise.resolve();
   let output = "";
   let stopped = false;
+  const releaseDirectory = trackDirectory(config.dir);
 
   const kill = async (): Promise<void> => {
     const current = child;
@@ -234,7 +210,6 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
   const start = async (): Promise<void> => {
     if (stopped) throw new Error("this redis server was stopped; start a new one");
     if (child) throw new Error(`redis-server on port ${config.port} is already running`);
-    registerCleanup();
     output = "";
     const serverArgs = [
       "--port",
@@ -255,7 +230,7 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
     ];
     const spawned = spawn(config.binary, serverArgs, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
     child = spawned;
-    running.add(spawned);
+    const untrack = trackProcess(spawned);
     const collect = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-4_000);
     };
@@ -266,7 +241,7 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
     exited = new Promise((resolve) => {
       spawned.once("close", () => {
         exitedEarly = true;
-        running.delete(spawned);
+        untrack();
         resolve();
       });
     });
@@ -306,7 +281,8 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
       if (stopped) return;
       await kill();
       stopped = true;
-      rmSync(config.dir, { recursive: true, force: true });
+      removeDirectory(config.dir);
+      releaseDirectory();
     },
   };
 };

@@ -4,7 +4,10 @@
  * - conditional writes: `If-None-Match: *` and `If-Match: <etag>` on PutObject (and
  *   `x-amz-copy-source-if-match` on CopyObject) answer 412 PreconditionFailed when they do not hold;
  * - atomicity: mutations run one at a time and never overlap a read, so a precondition check and the
- *   write it guards are one step and readers never see a half-written object (s3rver writes in place);
+ *   write it guards are one step. s3rver answers a PutObject before the object's file is written and
+ *   leaves an abandoned upload half-written, so its store is made to write whole objects first (see
+ *   `s3rver-writes.ts`), a write keeps the lock until the store is idle, and a PutObject or CopyObject
+ *   is answered only once the stored bytes hash to the object's ETag: readers never see a torn object;
  * - ListObjectsV2 as S3 does it: s3rver 3.7.1 encrypts continuation tokens with DES, which OpenSSL 3
  *   (Node >= 17) refuses, so every truncated listing fails with a 500; it also orders keys by directory
  *   walk, not by UTF-8 bytes. The proxy answers ListObjectsV2 itself from s3rver's object store, sorted
@@ -18,7 +21,8 @@
  * - request accounting per S3 operation, and injected failures (error status or a hung request).
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import {
   Agent,
   createServer,
@@ -30,8 +34,14 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeDirectory, trackDirectory } from "./cleanup.js";
+import { completeWrites, type S3rverWritingStore } from "./s3rver-writes.js";
 
 const HOST = "127.0.0.1";
+/** How long a write may keep the lock waiting for s3rver's store to finish; it normally takes a few ms. */
+const STORE_IDLE_TIMEOUT_MS = 10_000;
+/** How long an answered write may take to read back whole before the client gets a 500 instead. */
+const SETTLE_TIMEOUT_MS = 2_000;
 
 /** S3 operations the proxy tells apart; anything else is `Other`. */
 export type S3Operation =
@@ -51,7 +61,7 @@ export interface S3RequestRecord {
   method: string;
   /** The object key, decoded; `undefined` for bucket-level requests. */
   key: string | undefined;
-  /** The status the client received. */
+  /** The status the client received; 0 when it received none (a hung request, a client that left). */
   status: number;
   /** True when the response came from an injected failure, not from the server. */
   injected: boolean;
@@ -262,6 +272,11 @@ const matches = (rule: S3RequestMatch, parsed: ParsedRequest, method: string): b
 export async function startS3(options: StartS3Options = {}): Promise<S3TestServer> {
   const bucket = options.bucket ?? "test-bucket";
   const directory = mkdtempSync(join(tmpdir(), "mem-s3rver-"));
+  const releaseDirectory = trackDirectory(directory);
+  const removeOwnDirectory = () => {
+    removeDirectory(directory);
+    releaseDirectory();
+  };
   const s3rver = new S3rver({
     address: HOST,
     port: 0,
@@ -271,11 +286,12 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
     configureBuckets: [{ name: bucket }],
   });
   storeLongNames(s3rver.store);
+  const storeIdle = completeWrites(s3rver.store as unknown as S3rverWritingStore);
   let upstreamPort: number;
   try {
     upstreamPort = (await s3rver.run()).port;
   } catch (error) {
-    rmSync(directory, { recursive: true, force: true });
+    removeOwnDirectory();
     throw new Error(`s3rver failed to start: ${(error as Error).message}`);
   }
 
@@ -331,21 +347,77 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
     return (await s3rver.store.getMetadata(b, key)).etag;
   };
 
+  /** True once the stored object's bytes hash to the ETag the store reports (and to `expected`, if given). */
+  const isWhole = async (b: string, key: string, expected: string | undefined): Promise<boolean> => {
+    try {
+      const { etag } = await s3rver.store.getMetadata(b, key);
+      const bytes = await readFile(s3rver.store.getResourcePath(b, key, "object"));
+      const md5 = createHash("md5").update(bytes).digest("hex");
+      return etagEquals(etag, md5) && (expected === undefined || etagEquals(expected, md5));
+    } catch {
+      return false;
+    }
+  };
+
+  /** Waits, within a bound, until a written object reads back whole; false if it never does. */
+  const settles = async (parsed: ParsedRequest, expected: string | undefined): Promise<boolean> => {
+    if (parsed.bucket === undefined || parsed.key === undefined) return true;
+    const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+    for (;;) {
+      if (await isWhole(parsed.bucket, parsed.key, expected)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  /**
+   * Relays the request to s3rver. Reads stream back as they come; the answer to a PutObject or CopyObject
+   * is held until the object it wrote reads back whole, and becomes a 500 if it never does.
+   */
   const forward = (req: IncomingMessage, res: ServerResponse, parsed: ParsedRequest, method: string) =>
     new Promise<void>((resolve) => {
+      // The client may have given up while the request waited for the lock.
+      if (req.socket.destroyed) {
+        record(parsed, method, 0, false);
+        resolve();
+        return;
+      }
       const headers = { ...req.headers };
       const copySource = headers["x-amz-copy-source"];
       if (typeof copySource === "string") headers["x-amz-copy-source"] = normaliseCopySource(copySource);
+      const verify = parsed.op === "PutObject" || parsed.op === "CopyObject";
       const upstream = httpRequest(
         { host: HOST, port: upstreamPort, method, path: req.url, headers, agent },
         (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          upRes.pipe(res);
-          upRes.on("end", () => {
-            record(parsed, method, upRes.statusCode ?? 502, false);
-            resolve();
-          });
+          const status = upRes.statusCode ?? 502;
           upRes.on("error", () => resolve());
+          if (!verify || status < 200 || status > 299) {
+            res.writeHead(status, upRes.headers);
+            upRes.pipe(res);
+            upRes.on("end", () => {
+              record(parsed, method, status, false);
+              resolve();
+            });
+            return;
+          }
+          const chunks: Buffer[] = [];
+          upRes.on("data", (chunk: Buffer) => chunks.push(chunk));
+          upRes.on("end", () => {
+            const etag = parsed.op === "PutObject" ? upRes.headers.etag : undefined;
+            void settles(parsed, etag).then((whole) => {
+              if (res.destroyed) {
+                record(parsed, method, 0, false);
+              } else if (whole) {
+                res.writeHead(status, upRes.headers);
+                res.end(Buffer.concat(chunks));
+                record(parsed, method, status, false);
+              } else {
+                sendError(res, 500, "InternalError", "The stored object does not match its ETag");
+                record(parsed, method, 500, false);
+              }
+              resolve();
+            });
+          });
         },
       );
       upstream.on("error", () => {
@@ -354,7 +426,11 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
         record(parsed, method, 502, false);
         resolve();
       });
-      res.on("close", () => resolve());
+      res.on("close", () => {
+        // A client that gives up mid-request must not leave s3rver waiting for the rest of the body.
+        if (!res.writableFinished) upstream.destroy();
+        resolve();
+      });
       req.pipe(upstream);
     });
 
@@ -497,6 +573,8 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       if (!res.headersSent) sendError(res, 500, "InternalError", "Proxy failure");
       record(parsed, method, 500, false);
     } finally {
+      // s3rver may still be writing when it has answered, or when the client gave up mid-upload.
+      if (write) await storeIdle(STORE_IDLE_TIMEOUT_MS);
       release();
     }
   };
@@ -514,7 +592,7 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
     });
   } catch (error) {
     await s3rver.close().catch(() => undefined);
-    rmSync(directory, { recursive: true, force: true });
+    removeOwnDirectory();
     throw error;
   }
   const address = proxy.address();
@@ -566,7 +644,7 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
       agent.destroy();
       await s3rver.close().catch(() => undefined);
-      rmSync(directory, { recursive: true, force: true });
+      removeOwnDirectory();
     },
   };
 }
