@@ -7,6 +7,10 @@
 /** An opaque token that changes whenever a file's content changes. */
 export type Version = string;
 
+/**
+ * A file's bytes and version. Callers treat `data` as read-only: a store may hand out its own buffer, or
+ * derive `version` from `data` only when it is first asked for.
+ */
 export interface FileData {
   data: Uint8Array;
   version: Version;
