@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { listingText, sliceLines } from "./raw-text.js";
+import { fail, guarded, listingText, ok, sliceLines } from "./raw-text.js";
 import {
   type Backend,
   type ChildEnv,
@@ -15,9 +15,6 @@ import {
   type ToolInput,
   type ToolOutcome,
 } from "./subject.js";
-
-const ok = (content: string): ToolOutcome => ({ content, isError: false });
-const fail = (content: string): ToolOutcome => ({ content, isError: true });
 
 const atomicWrite = async (target: string, text: string): Promise<void> => {
   const temp = join(dirname(target), `.tmp-${randomUUID()}`);
@@ -97,13 +94,7 @@ const rawFsTool = (root: string): Tool => {
     }
   };
   return {
-    async exec(input) {
-      try {
-        return await run(input);
-      } catch (error) {
-        return fail(String((error as NodeJS.ErrnoException).code ?? error));
-      }
-    },
+    exec: guarded(run),
     async readText(path) {
       return readFile(full(path), "utf8").catch(() => null);
     },

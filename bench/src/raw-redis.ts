@@ -3,12 +3,9 @@
  * script), SET NX for creates, RENAME / DEL, and SCAN + STRLEN for directory views.
  */
 import type { Redis } from "ioredis";
-import { listingText, sliceLines } from "./raw-text.js";
+import { fail, guarded, listingText, ok, sliceLines } from "./raw-text.js";
 import type { RedisCounters } from "./redis-counters.js";
 import { type Backend, relativeOf, type Tool, type ToolInput, type ToolOutcome } from "./subject.js";
-
-const ok = (content: string): ToolOutcome => ({ content, isError: false });
-const fail = (content: string): ToolOutcome => ({ content, isError: true });
 
 const globEscape = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&");
 
@@ -86,13 +83,7 @@ const rawRedisTool = (client: Redis, base: string): Tool => {
     }
   };
   return {
-    async exec(input) {
-      try {
-        return await run(input);
-      } catch (error) {
-        return fail(error instanceof Error ? error.message : String(error));
-      }
-    },
+    exec: guarded(run),
     readText: (path) => client.get(key(path)),
   };
 };

@@ -12,7 +12,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import { listingText, sliceLines } from "./raw-text.js";
+import { fail, guarded, listingText, ok, sliceLines } from "./raw-text.js";
 import { s3BulkSeeder, s3PrefixOf } from "./s3-seed.js";
 import {
   type Backend,
@@ -22,9 +22,6 @@ import {
   type ToolInput,
   type ToolOutcome,
 } from "./subject.js";
-
-const ok = (content: string): ToolOutcome => ({ content, isError: false });
-const fail = (content: string): ToolOutcome => ({ content, isError: true });
 
 const rawS3Tool = (client: S3Client, bucket: string, base: string): Tool => {
   const key = (path: string) => base + relativeOf(path);
@@ -106,13 +103,7 @@ const rawS3Tool = (client: S3Client, bucket: string, base: string): Tool => {
     }
   };
   return {
-    async exec(input) {
-      try {
-        return await run(input);
-      } catch (error) {
-        return fail(error instanceof Error ? error.message : String(error));
-      }
-    },
+    exec: guarded(run),
     readText: get,
   };
 };

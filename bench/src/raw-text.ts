@@ -1,4 +1,23 @@
-/** The little text work the raw baselines do: slicing lines for view_range, joining listing lines. */
+/**
+ * What the raw baselines share: their results, the guard that turns a thrown error into an error result,
+ * and the little text work they do (slicing lines for view_range, joining listing lines).
+ */
+import type { ToolInput, ToolOutcome } from "./subject.js";
+
+export const ok = (content: string): ToolOutcome => ({ content, isError: false });
+export const fail = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** `run`, with anything it throws reported as an error result (its errno code, or its message). */
+export const guarded =
+  (run: (input: ToolInput) => Promise<ToolOutcome>) =>
+  async (input: ToolInput): Promise<ToolOutcome> => {
+    try {
+      return await run(input);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      return fail(typeof code === "string" ? code : error instanceof Error ? error.message : String(error));
+    }
+  };
 
 export const sliceLines = (text: string, range: unknown): string => {
   if (!Array.isArray(range)) return text;
