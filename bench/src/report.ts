@@ -165,6 +165,19 @@ export const renderMarkdown = (report: RunReport): string => {
   const ran = all.filter((impl) => impl.status === "ok");
   const out: string[] = [];
   const c = report.config;
+  /** Name, ops/s, p50, p99, and ops/s relative to the anchor and to the raw baseline, for one phase. */
+  const rateCells = (impl: ImplementationReport, phase: string): string[] => {
+    const p = phaseOf(impl, phase);
+    const raw = rawFor(impl, all);
+    return [
+      impl.name,
+      fmtRate(p?.latency.opsPerSec),
+      fmtMs(p?.latency.p50Ms),
+      fmtMs(p?.latency.p99Ms),
+      fmtRatio(ratio(p?.latency.opsPerSec, phaseOf(anchor, phase)?.latency.opsPerSec)),
+      fmtRatio(ratio(p?.latency.opsPerSec, raw ? phaseOf(raw, phase)?.latency.opsPerSec : undefined)),
+    ];
+  };
   out.push(`# Benchmark results${report.quick ? " (--quick)" : ""}`);
   out.push("");
   out.push(
@@ -206,14 +219,8 @@ export const renderMarkdown = (report: RunReport): string => {
       ],
       ran.map((impl) => {
         const p = phaseOf(impl, "mix");
-        const raw = rawFor(impl, all);
         return [
-          impl.name,
-          fmtRate(p?.latency.opsPerSec),
-          fmtMs(p?.latency.p50Ms),
-          fmtMs(p?.latency.p99Ms),
-          fmtRatio(ratio(p?.latency.opsPerSec, phaseOf(anchor, "mix")?.latency.opsPerSec)),
-          fmtRatio(ratio(p?.latency.opsPerSec, raw ? phaseOf(raw, "mix")?.latency.opsPerSec : undefined)),
+          ...rateCells(impl, "mix"),
           p ? String(p.errors) : "failed",
           fmtMiB(p?.peakRssMiB),
           p?.requestsPerCommand
@@ -274,16 +281,7 @@ export const renderMarkdown = (report: RunReport): string => {
       ["implementation", "ops/s", "p50 ms", "p99 ms", "vs anchor (ops/s)", "vs raw (ops/s)", "peak RSS MiB"],
       ran.map((impl) => {
         const p = phaseOf(impl, "paging");
-        const raw = rawFor(impl, all);
-        return [
-          impl.name,
-          fmtRate(p?.latency.opsPerSec),
-          fmtMs(p?.latency.p50Ms),
-          fmtMs(p?.latency.p99Ms),
-          fmtRatio(ratio(p?.latency.opsPerSec, phaseOf(anchor, "paging")?.latency.opsPerSec)),
-          fmtRatio(ratio(p?.latency.opsPerSec, raw ? phaseOf(raw, "paging")?.latency.opsPerSec : undefined)),
-          fmtMiB(p?.peakRssMiB),
-        ];
+        return [...rateCells(impl, "paging"), fmtMiB(p?.peakRssMiB)];
       }),
     ),
   );
