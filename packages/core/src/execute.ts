@@ -78,28 +78,26 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
   const parsed = parseCommand(input);
   if (!parsed.ok) return fail(parsed.error);
   const command = parsed.command;
-  const subject = command.command === "rename" ? command.old_path : command.path;
+  // The canonical path named in a storage failure; only a throwing `isReservedName` fails before it is known.
+  let subject = msg.unvalidatedPath();
   try {
     const reserved = store.isReservedName?.bind(store);
     if (command.command === "rename") {
       const from = validatePath(command.old_path, { param: "old_path", isReservedName: reserved });
       if (!from.ok) return fail(from.error);
+      subject = from.path;
       const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
       if (!to.ok) return fail(to.error);
       return await runRename(store, from.path, to.path);
     }
     const checked = validatePath(command.path, { isReservedName: reserved });
     if (!checked.ok) return fail(checked.error);
+    subject = checked.path;
     return await run(store, { ...command, path: checked.path }, settings);
   } catch (error) {
-    return fail(msg.storeFailed(command.command, displayPath(subject), safeReason(error)));
+    return fail(msg.storeFailed(command.command, subject, safeReason(error)));
   }
 }
-
-const displayPath = (path: string): string => {
-  const checked = validatePath(path);
-  return checked.ok ? checked.path : "the given path";
-};
 
 type PathCommand = Exclude<Command, { command: "rename" }>;
 

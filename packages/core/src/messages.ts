@@ -88,5 +88,7 @@ export const msg = {
   storeFailed: (operation: string, path: string, reason: string) =>
     `Error: ${operation} failed for ${path}: ${reason}`,
   unexpected: () => "Error: The memory tool failed unexpectedly",
+  /** Stands for the path in a storage failure that happened before the path was validated. */
+  unvalidatedPath: () => "the given path",
   reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",
 } as const;
