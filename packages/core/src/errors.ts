@@ -48,14 +48,18 @@ export class ConflictError extends MemoryStoreError {
 /**
  * The storage itself failed: network down, permission denied, tampered ciphertext, timeout.
  * `reason` reaches the model verbatim, so it must never hold credentials, keys or signed URLs.
+ * `mayBeApplied` says the request may have reached storage (a timeout or a lost connection after it
+ * left): core then tells the model the change may still be applied (SPEC §5).
  */
 export class StoreFailureError extends MemoryStoreError {
   readonly code = "STORE_FAILURE";
+  readonly mayBeApplied: boolean;
   constructor(
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; mayBeApplied?: boolean },
   ) {
-    super(reason, options);
+    super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "StoreFailureError";
+    this.mayBeApplied = options?.mayBeApplied === true;
   }
 }

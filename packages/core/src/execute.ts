@@ -1,6 +1,6 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
-import type { NotADirectoryError } from "./errors.js";
+import type { NotADirectoryError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
 import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
@@ -95,7 +95,10 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     subject = checked.path;
     return await run(store, { ...command, path: checked.path }, settings);
   } catch (error) {
-    return fail(msg.storeFailed(command.command, subject, safeReason(error)));
+    const uncertain =
+      isStoreError(error, "STORE_FAILURE") && (error as StoreFailureError).mayBeApplied === true;
+    const report = uncertain ? msg.storeFailedMaybeApplied : msg.storeFailed;
+    return fail(report(command.command, subject, safeReason(error)));
   }
 }
 

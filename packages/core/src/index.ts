@@ -10,4 +10,5 @@ export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { backoffDelay, sleep } from "./retry.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";
+export { checkTenant } from "./tenant.js";
 export * from "./tree.js";

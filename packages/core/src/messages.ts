@@ -59,8 +59,9 @@ export const msg = {
   emptyOldStr: () => "Error: Parameter `old_str` must not be empty",
   noOccurrence: (oldStr: string, path: string) =>
     `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`,
-  multipleOccurrences: (oldStr: string, lines: readonly number[]) =>
-    `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(", ")}. Please ensure it is unique`,
+  /** `lines` holds at most the first 20 lines with occurrences; `more` counts the lines left out. */
+  multipleOccurrences: (oldStr: string, lines: readonly number[], more = 0) =>
+    `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(", ")}${more > 0 ? `, and ${more} more` : ""}. Please ensure it is unique`,
   replaced: () =>
     "The memory file has been edited. Here is the snippet showing the change (with line numbers):",
 
@@ -91,4 +92,19 @@ export const msg = {
   /** Stands for the path in a storage failure that happened before the path was validated. */
   unvalidatedPath: () => "the given path",
   reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",
+  /** Appended when the store cannot know whether the change reached storage (SPEC §5). */
+  storeFailedMaybeApplied: (operation: string, path: string, reason: string) =>
+    `Error: ${operation} failed for ${path}: ${reason}. The change may still be applied; view ${path} to check.`,
+
+  // §7 quotas
+  tooManyFiles: (path: string, files: number, limit: number) =>
+    `Error: Cannot create ${path}: memory already holds ${files} files, the limit is ${limit}. Delete or merge files first.`,
+  tooManyBytes: (path: string, total: number, limit: number) =>
+    `Error: Cannot write ${path}: memory would hold ${total} bytes, over the limit of ${limit} bytes. Delete or shorten files first.`,
+
+  // §7 sensitive data
+  sensitiveRefused: (path: string, line: number, kind: string) =>
+    `Error: Refused to write ${path}: line ${line} looks like ${kind}. Do not store secrets or personal data in memory.`,
+  redacted: () => "[REDACTED]",
+  redactedNote: (k: number) => `\n(Note: ${k} sensitive value(s) were replaced by [REDACTED] before saving.)`,
 } as const;

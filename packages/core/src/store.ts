@@ -40,6 +40,30 @@ export interface Listing {
 
 export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
 
+/** A store's (or a scope's) totals: every file, hidden ones included, measured without reading contents. */
+export interface Usage {
+  files: number;
+  bytes: number;
+}
+
+/** What `sweep()` reclaimed: the expired files it removed, by canonical path, and their total size. */
+export interface SweepResult {
+  paths: string[];
+  bytes: number;
+}
+
+/**
+ * The expiry options every built-in store accepts (SPEC §7). A file not accessed for longer than
+ * `expireAfterSeconds` behaves as missing at once; `sweep()` reclaims its storage. Access: `read`, `write`,
+ * `update` and `rename` (of the file or an ancestor) refresh it; `stat` and `list` do not.
+ */
+export interface ExpiryOptions {
+  /** Seconds without access after which a file is gone. Unset: files never expire. */
+  expireAfterSeconds?: number;
+  /** The time in milliseconds since the epoch; inject a fake clock in tests. Default `Date.now`. */
+  clock?: () => number;
+}
+
 export interface StoreCapabilities {
   /** Conditional writes hold across processes and machines, not only within this process. */
   readonly crossProcessSafe: boolean;
@@ -101,6 +125,22 @@ export interface MemoryStore {
 
   /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
   isReservedName?(name: string): boolean;
+
+  /**
+   * A store confined to `tenant` (SPEC §7): a complete `/memories` of its own in the medium's namespace,
+   * sharing this store's connections, clients and locks. Throws `TypeError` for an invalid tenant id
+   * (see `checkTenant`). Closing a scope does not close its parent.
+   */
+  scope?(tenant: string): MemoryStore;
+
+  /** Files and bytes held (hidden files included), without reading contents. Core uses it for quotas. */
+  usage?(): Promise<Usage>;
+
+  /** Removes expired files (see `ExpiryOptions`) and reports what it removed. */
+  sweep?(): Promise<SweepResult>;
+
+  /** Fails fast when the store cannot work (missing bucket, unreachable server, wrong key). */
+  check?(): Promise<void>;
 
   /** Releases connections or handles the store owns. */
   close?(): Promise<void>;

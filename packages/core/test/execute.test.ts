@@ -188,6 +188,28 @@ describe("executeCommand", () => {
     );
   });
 
+  it("says a change may still be applied when the store cannot know (SPEC §5)", async () => {
+    const store = new InMemoryStore();
+    const uncertain = wrap(store, {
+      write: async () => {
+        throw new StoreFailureError("timed out", { mayBeApplied: true });
+      },
+    });
+    expect(await run(uncertain, { command: "create", path: "/memories/a", file_text: "x" })).toEqual(
+      errResult(
+        "Error: create failed for /memories/a: timed out. The change may still be applied; view /memories/a to check.",
+      ),
+    );
+    const certain = wrap(store, {
+      write: async () => {
+        throw new StoreFailureError("timed out");
+      },
+    });
+    expect(await run(certain, { command: "create", path: "/memories/a", file_text: "x" })).toEqual(
+      errResult("Error: create failed for /memories/a: timed out"),
+    );
+  });
+
   it("retries an edit that lost a race and gives up after the bound", async () => {
     const store = new InMemoryStore();
     await run(store, { command: "create", path: "/memories/f", file_text: "a\n" });
