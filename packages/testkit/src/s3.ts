@@ -18,7 +18,9 @@
  * - object names up to S3's limits: s3rver stores an object as a file named after the key's last segment
  *   plus a suffix of up to 22 bytes, so names above 233 bytes fail with ENAMETOOLONG. Long last segments
  *   are stored under a hashed file name instead (see `storeLongNames`);
- * - request accounting per S3 operation, and injected failures (error status or a hung request).
+ * - request accounting per S3 operation, and injected faults: an error status, a hung request, a
+ *   connection dropped before the server sees the request, or one dropped after the server applied it
+ *   (the client never learns the outcome, as when a response is lost on the network).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -73,6 +75,11 @@ export interface S3RequestMatch {
   method?: string;
   /** Exact decoded key, or a predicate on it. */
   key?: string | ((key: string) => boolean);
+  /**
+   * `true`: only requests carrying a precondition (`If-Match`, `If-None-Match`,
+   * `x-amz-copy-source-if-match`, `x-amz-copy-source-if-none-match`); `false`: only requests without one.
+   */
+  conditional?: boolean;
 }
 
 export interface S3FailureRule extends S3RequestMatch {
@@ -86,6 +93,20 @@ export interface S3FailureRule extends S3RequestMatch {
   code?: string;
   /** Never answer: hold the request until the client gives up (for timeout tests). */
   hang?: boolean;
+  /**
+   * Drop the connection instead of answering. `"request"`: at once, so the server never sees the
+   * request. `"response"`: after the server has handled it (a write is applied, a precondition
+   * checked), in place of its answer, as when a response is lost on the network. Takes precedence over
+   * `status`; ignored when `hang` is set.
+   */
+  drop?: "request" | "response";
+  /**
+   * Fault only this fraction (0–1) of the matching requests after the skipped ones, drawn from a
+   * pseudo-random sequence seeded by `seed`, so a run is repeatable; `count` still bounds the total.
+   */
+  rate?: number;
+  /** Seed of the `rate` sequence; default 1. */
+  seed?: number;
 }
 
 export interface S3Credentials {
@@ -198,7 +219,29 @@ interface ParsedRequest {
   op: S3Operation;
   bucket: string | undefined;
   key: string | undefined;
+  conditional: boolean;
+  /** Set when the answer to this request is to be dropped: it is recorded once, by `handle`. */
+  lost?: boolean;
 }
+
+const CONDITION_HEADERS = [
+  "if-match",
+  "if-none-match",
+  "x-amz-copy-source-if-match",
+  "x-amz-copy-source-if-none-match",
+];
+
+/** mulberry32: a small seeded generator, enough for repeatable fault sequences. */
+const seededRandom = (seed: number): (() => number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+};
 
 const parseRequest = (req: IncomingMessage): ParsedRequest => {
   const url = new URL(req.url ?? "/", "http://proxy");
@@ -223,7 +266,8 @@ const parseRequest = (req: IncomingMessage): ParsedRequest => {
     )
       op = "ListObjects";
   }
-  return { op, bucket, key };
+  const conditional = CONDITION_HEADERS.some((h) => req.headers[h] !== undefined);
+  return { op, bucket, key, conditional };
 };
 
 const errorXml = (code: string, message: string): string =>
@@ -251,6 +295,7 @@ const normaliseCopySource = (value: string): string => {
 const matches = (rule: S3RequestMatch, parsed: ParsedRequest, method: string): boolean => {
   if (rule.op !== undefined && rule.op !== parsed.op) return false;
   if (rule.method !== undefined && rule.method.toUpperCase() !== method) return false;
+  if (rule.conditional !== undefined && rule.conditional !== parsed.conditional) return false;
   if (rule.key !== undefined) {
     if (parsed.key === undefined) return false;
     if (typeof rule.key === "string" ? rule.key !== parsed.key : !rule.key(parsed.key)) return false;
@@ -298,10 +343,11 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
   const agent = new Agent({ keepAlive: true });
   const lock = new ReadWriteLock();
   let records: S3RequestRecord[] = [];
-  const rules: { rule: S3FailureRule; seen: number; failed: number }[] = [];
+  const rules: { rule: S3FailureRule; seen: number; failed: number; random: () => number }[] = [];
   const hung = new Set<ServerResponse>();
 
   const record = (parsed: ParsedRequest, method: string, status: number, injected: boolean) => {
+    if (parsed.lost) return;
     records.push({ op: parsed.op, method, key: parsed.key, status, injected });
   };
 
@@ -311,6 +357,7 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       entry.seen++;
       if (entry.seen <= (entry.rule.skip ?? 0)) continue;
       if (entry.failed >= (entry.rule.count ?? 1)) continue;
+      if (entry.rule.rate !== undefined && entry.random() >= entry.rule.rate) continue;
       entry.failed++;
       return entry.rule;
     }
@@ -530,11 +577,20 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
     const method = (req.method ?? "GET").toUpperCase();
     const parsed = parseRequest(req);
     const failure = injectedFailure(parsed, method);
-    if (failure) {
+    if (failure?.drop === "response" && !failure.hang) {
+      // Handled as usual, but whatever the server answers is replaced by a dropped connection.
+      parsed.lost = true;
+      res.writeHead = (() => res.destroy()) as unknown as ServerResponse["writeHead"];
+    } else if (failure) {
       req.resume();
       if (failure.hang) {
         hung.add(res);
         res.on("close", () => hung.delete(res));
+        record(parsed, method, 0, true);
+        return;
+      }
+      if (failure.drop === "request") {
+        res.destroy();
         record(parsed, method, 0, true);
         return;
       }
@@ -576,6 +632,10 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       // s3rver may still be writing when it has answered, or when the client gave up mid-upload.
       if (write) await storeIdle(STORE_IDLE_TIMEOUT_MS);
       release();
+      if (parsed.lost) {
+        res.destroy();
+        records.push({ op: parsed.op, method, key: parsed.key, status: 0, injected: true });
+      }
     }
   };
 
@@ -625,7 +685,7 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       },
     },
     failNext(rule) {
-      const entry = { rule, seen: 0, failed: 0 };
+      const entry = { rule, seen: 0, failed: 0, random: seededRandom(rule.seed ?? 1) };
       rules.push(entry);
       return () => {
         const at = rules.indexOf(entry);

@@ -131,6 +131,75 @@ describe("startS3", () => {
     expect((await get("hang/a.txt")).body).toBe("a");
   });
 
+  it("drops the answer after the server applied the request, per request kind", async () => {
+    s3.failNext({ op: "PutObject", conditional: true, drop: "response" });
+    // A plain PutObject does not match a rule for conditional ones.
+    expect((await put("drop/plain.txt", "plain")).status).toBe(200);
+    await expect(put("drop/a.txt", "applied", { "if-none-match": "*" })).rejects.toThrow();
+    expect(await get("drop/a.txt")).toMatchObject({ status: 200, body: "applied" });
+    // The rule is used up: the same request now gets the server's own answer.
+    expect((await put("drop/a.txt", "again", { "if-none-match": "*" })).status).toBe(412);
+    expect(s3.requests.records.map((r) => [r.op, r.status, r.injected])).toEqual([
+      ["PutObject", 200, false],
+      ["PutObject", 0, true],
+      ["GetObject", 200, false],
+      ["PutObject", 412, false],
+    ]);
+
+    s3.failNext({ op: "CopyObject", drop: "response" });
+    await expect(
+      fetch(url("drop/b.txt"), {
+        method: "PUT",
+        headers: { "x-amz-copy-source": `/${s3.bucket}/drop/a.txt` },
+      }),
+    ).rejects.toThrow();
+    expect((await get("drop/b.txt")).body).toBe("applied");
+
+    s3.failNext({ op: "DeleteObject", drop: "response" });
+    await expect(fetch(url("drop/b.txt"), { method: "DELETE" })).rejects.toThrow();
+    expect((await get("drop/b.txt")).status).toBe(404);
+
+    s3.failNext({ op: "DeleteObjects", drop: "response" });
+    const batch =
+      "<Delete><Object><Key>drop/a.txt</Key></Object><Object><Key>drop/plain.txt</Key></Object></Delete>";
+    await expect(
+      fetch(`${s3.endpoint}/${s3.bucket}?delete`, { method: "POST", body: batch }),
+    ).rejects.toThrow();
+    expect((await get("drop/a.txt")).status).toBe(404);
+    expect((await get("drop/plain.txt")).status).toBe(404);
+
+    await put("drop/c.txt", "c");
+    s3.failNext({ op: "GetObject", drop: "response" });
+    await expect(get("drop/c.txt")).rejects.toThrow();
+    expect((await get("drop/c.txt")).body).toBe("c");
+    // The write lock was released after each dropped answer: writes still go through.
+    expect((await put("drop/c.txt", "c2")).status).toBe(200);
+  });
+
+  it("drops a request before the server sees it", async () => {
+    s3.failNext({ op: "PutObject", drop: "request" });
+    await expect(put("dropreq/a.txt", "never")).rejects.toThrow();
+    expect((await get("dropreq/a.txt")).status).toBe(404);
+    expect(s3.requests.records[0]).toMatchObject({ op: "PutObject", status: 0, injected: true });
+  });
+
+  it("faults a repeatable fraction of matching requests with a seeded rate", async () => {
+    await put("rate/a.txt", "a");
+    const run = async () => {
+      s3.clearFailures();
+      s3.failNext({ op: "GetObject", rate: 0.3, seed: 7, count: Number.POSITIVE_INFINITY, status: 500 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) statuses.push((await get("rate/a.txt")).status);
+      return statuses;
+    };
+    const first = await run();
+    const failed = first.filter((s) => s === 500).length;
+    expect(failed).toBeGreaterThan(0);
+    expect(failed).toBeLessThan(40);
+    expect(first.filter((s) => s !== 500).every((s) => s === 200)).toBe(true);
+    expect(await run()).toEqual(first);
+  });
+
   it("copies objects whose keys hold reserved URL characters", async () => {
     const key = "copy/x+y&z=1 ü,$;@:.txt";
     await put(key, "payload");
