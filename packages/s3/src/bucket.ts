@@ -1,4 +1,5 @@
 /** The few S3 calls the store makes, each mapped to typed results and safe failures. */
+import { randomUUID } from "node:crypto";
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -10,6 +11,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { StoreFailureError } from "@mem/core";
+import { type AttemptLog, trackAttempts } from "./attempts.js";
 import { statusOf, storeFailure } from "./failure.js";
 import { copySourceOf } from "./keys.js";
 
@@ -24,6 +26,12 @@ export const BATCH = 1000;
 
 /** The outcome of a conditional write that did not hold. */
 export type Refusal = "precondition" | "conflict" | "missing";
+
+/**
+ * User metadata (`x-amz-meta-mem-write-id`) holding a random id per write: when the SDK retries a write
+ * whose answer was lost, the object shows whether the earlier attempt was applied.
+ */
+export const WRITE_ID = "mem-write-id";
 
 export class Bucket {
   constructor(
@@ -43,11 +51,11 @@ export class Bucket {
     }
   }
 
-  /** The object's size, or `null` when there is no such key. */
-  async head(key: string): Promise<{ size: number } | null> {
+  /** The object's size, ETag and write id, or `null` when there is no such key. */
+  async head(key: string): Promise<{ size: number; etag: string; writeId: string | undefined } | null> {
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: key }));
-      return { size: out.ContentLength ?? 0 };
+      return { size: out.ContentLength ?? 0, etag: out.ETag ?? "", writeId: out.Metadata?.[WRITE_ID] };
     } catch (error) {
       if (statusOf(error) === 404) return null;
       throw storeFailure("HeadObject", error);
@@ -56,7 +64,10 @@ export class Bucket {
 
   /**
    * Writes an object under a condition: `ifNoneMatch: "*"` (only if absent) or `ifMatch: etag`.
-   * Returns the new ETag, or why the condition did not hold.
+   * Returns the new ETag, or why the condition did not hold. When an attempt may have been applied
+   * without its answer coming back (the SDK then retries, and the retry meets the earlier write), the
+   * object's write id tells: this write's own object is a success, anything else an outcome that cannot
+   * be known, thrown as a `StoreFailureError` with `mayBeApplied`.
    */
   async put(
     key: string,
@@ -64,19 +75,24 @@ export class Bucket {
     condition: { ifNoneMatch: "*" } | { ifMatch: string },
     contentType = "application/octet-stream",
   ): Promise<{ etag: string } | { refused: Refusal }> {
+    const writeId = randomUUID();
+    const command = new PutObjectCommand({
+      Bucket: this.name,
+      Key: key,
+      Body: data,
+      ContentLength: data.byteLength,
+      ContentType: contentType,
+      Metadata: { [WRITE_ID]: writeId },
+      ...("ifMatch" in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: "*" }),
+    });
+    const attempts = trackAttempts(command);
     try {
-      const out = await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.name,
-          Key: key,
-          Body: data,
-          ContentLength: data.byteLength,
-          ContentType: contentType,
-          ...("ifMatch" in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: "*" }),
-        }),
-      );
+      const out = await this.client.send(command);
       return { etag: out.ETag ?? "" };
     } catch (error) {
+      if (attempts.lost !== undefined) {
+        return { etag: await this.ownVersion("PutObject", key, writeId, attempts) };
+      }
       const status = statusOf(error);
       if (status === 412) return { refused: "precondition" };
       if (status === 409) return { refused: "conflict" };
@@ -88,32 +104,65 @@ export class Bucket {
 
   /**
    * Copies `from` to `to` unless `to` exists: `"copied"`, `"exists"` when `to` was already there, or
-   * `"missing"` when `from` is gone.
+   * `"missing"` when `from` is gone. The copy gets a write id of its own, so that after a lost answer
+   * `exact` (the default) can tell this copy from someone else's object, as `put` does. Without `exact`,
+   * a refusal after a lost answer is returned as it is: fine where "the destination is taken" is all
+   * that matters.
    */
-  async copyIfAbsent(from: string, to: string): Promise<"copied" | "exists" | "missing"> {
+  async copyIfAbsent(from: string, to: string, exact = true): Promise<"copied" | "exists" | "missing"> {
+    const writeId = randomUUID();
+    const command = new CopyObjectCommand({
+      Bucket: this.name,
+      Key: to,
+      CopySource: copySourceOf(this.name, from),
+      IfNoneMatch: "*",
+      MetadataDirective: "REPLACE",
+      ContentType: "application/octet-stream",
+      Metadata: { [WRITE_ID]: writeId },
+    });
+    const attempts = trackAttempts(command);
     try {
-      await this.client.send(
-        new CopyObjectCommand({
-          Bucket: this.name,
-          Key: to,
-          CopySource: copySourceOf(this.name, from),
-          IfNoneMatch: "*",
-        }),
-      );
+      await this.client.send(command);
       return "copied";
     } catch (error) {
-      if (statusOf(error) === 412) return "exists";
-      if (nameOf(error) === "NoSuchKey") return "missing";
+      const refusal =
+        statusOf(error) === 412 ? "exists" : nameOf(error) === "NoSuchKey" ? "missing" : undefined;
+      if (attempts.lost !== undefined && (exact || refusal === undefined)) {
+        await this.ownVersion("CopyObject", to, writeId, attempts);
+        return "copied";
+      }
+      if (refusal !== undefined) return refusal;
       throw storeFailure("CopyObject", error);
     }
   }
 
+  /** Deletes a key; deleting a missing key succeeds. */
   async deleteOne(key: string): Promise<void> {
+    const command = new DeleteObjectCommand({ Bucket: this.name, Key: key });
+    const attempts = trackAttempts(command);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.name, Key: key }));
+      await this.client.send(command);
     } catch (error) {
-      throw storeFailure("DeleteObject", error);
+      throw storeFailure("DeleteObject", error, { mayBeApplied: attempts.lost !== undefined });
     }
+  }
+
+  /**
+   * The ETag of `key` when it holds the write `writeId`, after an attempt of that write may have been
+   * applied unanswered; otherwise the write's outcome is unknown, and a `mayBeApplied` failure is thrown.
+   */
+  private async ownVersion(
+    operation: string,
+    key: string,
+    writeId: string,
+    attempts: AttemptLog,
+  ): Promise<string> {
+    const unknown = () => storeFailure(operation, attempts.lost, { mayBeApplied: true });
+    const current = await this.head(key).catch(() => {
+      throw unknown();
+    });
+    if (current?.writeId !== writeId) throw unknown();
+    return current.etag;
   }
 
   /** Deletes keys in batches of 1,000; a key that is already gone counts as deleted. */
@@ -125,16 +174,15 @@ export class Bucket {
         continue;
       }
       let errors: unknown[] | undefined;
+      const command = new DeleteObjectsCommand({
+        Bucket: this.name,
+        Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+      });
+      const attempts = trackAttempts(command);
       try {
-        const out = await this.client.send(
-          new DeleteObjectsCommand({
-            Bucket: this.name,
-            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-          }),
-        );
-        errors = out.Errors;
+        errors = (await this.client.send(command)).Errors;
       } catch (error) {
-        throw storeFailure("DeleteObjects", error);
+        throw storeFailure("DeleteObjects", error, { mayBeApplied: attempts.lost !== undefined });
       }
       if (errors && errors.length > 0) {
         const first = (errors[0] as { Code?: unknown }).Code;

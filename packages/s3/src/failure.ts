@@ -34,9 +34,14 @@ const CODE = /^[A-Za-z][A-Za-z0-9.]{0,63}$/;
 /**
  * A `StoreFailureError` for a failed call of S3 operation `operation`. The reason names the operation,
  * the HTTP status and the S3 error code, or a network condition; it never includes the error's message,
- * which can carry a canonical request, credential scope or signed URL.
+ * which can carry a canonical request, credential scope or signed URL. `mayBeApplied` marks a write
+ * whose effect is unknown (SPEC §5).
  */
-export const storeFailure = (operation: string, error: unknown): StoreFailureError => {
+export const storeFailure = (
+  operation: string,
+  error: unknown,
+  options: { mayBeApplied?: boolean } = {},
+): StoreFailureError => {
   if (error instanceof StoreFailureError) return error;
   const { name, code } = (error ?? {}) as ClientError;
   const status = statusOf(error);
@@ -52,5 +57,5 @@ export const storeFailure = (operation: string, error: unknown): StoreFailureErr
     reason = `S3 ${operation} request failed${shown}`;
   }
   // No `cause`: the client error can carry signed request details, and errors get logged.
-  return new StoreFailureError(reason);
+  return new StoreFailureError(reason, { mayBeApplied: options.mayBeApplied === true });
 };

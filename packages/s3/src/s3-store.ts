@@ -14,6 +14,7 @@ import {
   ROOT,
   type Stat,
   type StoreCapabilities,
+  StoreFailureError,
   type Version,
   type WriteCondition,
 } from "@mem/core";
@@ -176,7 +177,13 @@ export class S3Store implements MemoryStore {
       const copied = await this.bucket.copyIfAbsent(this.keys.keyOf(from), this.keys.keyOf(to));
       if (copied === "exists") throw new AlreadyExistsError(to);
       if (copied === "missing") throw new NotFoundError(from);
-      await this.bucket.deleteOne(this.keys.keyOf(from));
+      try {
+        await this.bucket.deleteOne(this.keys.keyOf(from));
+      } catch (error) {
+        // The copy is made: the file is at both paths until the rename is run again or one is deleted.
+        const reason = error instanceof StoreFailureError ? error.reason : "S3 DeleteObject request failed";
+        throw new StoreFailureError(reason, { mayBeApplied: true });
+      }
       return;
     }
     if (target) {
@@ -187,7 +194,7 @@ export class S3Store implements MemoryStore {
       const opened = await this.journal.open(from, to, (p) => this.probe(p));
       if (!opened) throw new AlreadyExistsError(to);
     }
-    await this.moveDirectory(from, to);
+    await this.moveDirectory(from, to, target !== null);
   }
 
   /**
@@ -199,7 +206,7 @@ export class S3Store implements MemoryStore {
     let completed = 0;
     for (const entry of await this.journal.all()) {
       if ((await this.probe(entry.from))?.kind === "directory") {
-        await this.moveDirectory(entry.from, entry.to);
+        await this.moveDirectory(entry.from, entry.to, true);
         completed++;
       } else {
         await this.journal.close(entry.to);
@@ -214,14 +221,22 @@ export class S3Store implements MemoryStore {
 
   /**
    * Copies every object of `from` into `to` (never overwriting), then deletes the originals, then the
-   * journal. Each step can be repeated, so an interrupted move is completed by running it again.
+   * journal. Each step can be repeated, so an interrupted move is completed by running it again. When
+   * `resume`, the destination may already hold some copies: it is listed first, and only names it lacks
+   * are copied (a copy onto an existing name would be refused anyway), so each run makes progress.
    */
-  private async moveDirectory(from: string, to: string): Promise<void> {
+  private async moveDirectory(from: string, to: string, resume: boolean): Promise<void> {
     const fromPrefix = this.keys.dirPrefixOf(from);
     const toPrefix = this.keys.dirPrefixOf(to);
-    const sources = (await this.bucket.listAll(fromPrefix)).map((o) => o.key);
-    await forEachLimited(sources, this.copyConcurrency, async (key) => {
-      await this.bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length));
+    const [sourceObjects, existing] = await Promise.all([
+      this.bucket.listAll(fromPrefix),
+      resume ? this.bucket.listAll(toPrefix) : Promise.resolve([]),
+    ]);
+    const sources = sourceObjects.map((o) => o.key);
+    const present = new Set(existing.map((o) => o.key));
+    const missing = sources.filter((key) => !present.has(toPrefix + key.slice(fromPrefix.length)));
+    await forEachLimited(missing, this.copyConcurrency, async (key) => {
+      await this.bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length), false);
     });
     await this.bucket.deleteMany(sources);
     await this.journal.close(to);
