@@ -1,5 +1,5 @@
 /** A real S3 server (s3rver behind the enforcing proxy of @mem/testkit) and stores over it. */
-import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { type S3TestServer, startS3 } from "@mem/testkit";
 import { S3Store } from "../src/index.js";
 
@@ -11,6 +11,13 @@ export interface S3Fixture {
   direct: S3Client;
   /** A store over a fresh prefix, or over `prefix` when given. */
   store(prefix?: string): S3Store;
+  /**
+   * A store over `prefix` (default: a fresh one) with a client of its own through the proxy, made with
+   * `options` (`maxAttempts: 1` turns the SDK's retries off); close it when done.
+   */
+  ownStore(options: { maxAttempts: number; requestTimeout?: number }, prefix?: string): S3Store;
+  /** Every object under `prefix` with its body, read straight from s3rver: the stored tree. */
+  tree(prefix: string): Promise<Record<string, string>>;
   /** Every key under `prefix` (listed through the proxy: s3rver alone cannot paginate on Node >= 17). */
   keys(prefix: string): Promise<string[]>;
   /** Writes objects directly (no proxy), a few at a time. */
@@ -37,6 +44,26 @@ export async function startFixture(): Promise<S3Fixture> {
     client,
     direct,
     store: (prefix = freshPrefix()) => new S3Store({ client, bucket: server.bucket, prefix }),
+    ownStore: ({ maxAttempts, requestTimeout }, prefix = freshPrefix()) =>
+      new S3Store({
+        clientConfig: {
+          ...config(server.endpoint),
+          maxAttempts,
+          ...(requestTimeout === undefined ? {} : { requestHandler: { requestTimeout } }),
+        },
+        bucket: server.bucket,
+        prefix,
+      }),
+    async tree(prefix) {
+      const out: Record<string, string> = {};
+      const listed = await direct.send(new ListObjectsV2Command({ Bucket: server.bucket, Prefix: prefix }));
+      if (listed.IsTruncated) throw new Error("tree() reads at most 1,000 keys");
+      for (const { Key } of listed.Contents ?? []) {
+        const object = await direct.send(new GetObjectCommand({ Bucket: server.bucket, Key }));
+        out[Key!.slice(prefix.length)] = (await object.Body?.transformToString()) ?? "";
+      }
+      return out;
+    },
     async keys(prefix) {
       const out: string[] = [];
       let token: string | undefined;
