@@ -22,8 +22,6 @@ beforeEach(() => {
   fx.server.requests.reset();
 });
 
-const JOURNALS = ".mem-s3-rename/";
-
 /** A store over a fresh prefix holding `files` (path under /memories → text), created through the store. */
 async function storeWith(files: Record<string, string>) {
   const prefix = freshPrefix();

@@ -1,3 +1,4 @@
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { AlreadyExistsError, executeCommand } from "@mem/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { S3Store } from "../src/index.js";
@@ -182,6 +183,78 @@ describe("directory rename", () => {
     );
     expect(new TextDecoder().decode((await store.read("/memories/moved/b.md"))?.data)).toBe(content("b.md"));
   });
+});
+
+describe("directory rename resumed under faults", () => {
+  it("re-sends only the copies still missing", async () => {
+    const prefix = freshPrefix();
+    const store = fx.store(prefix);
+    await seedProject(store);
+    fx.server.failNext({ op: "CopyObject", skip: 5, count: Number.POSITIVE_INFINITY, status: 500 });
+    expect((await rename(store, "/memories/proj", "/memories/moved")).isError).toBe(true);
+    expect(await fx.keys(`${prefix}moved/`)).toHaveLength(5);
+    fx.server.clearFailures();
+    fx.server.requests.reset();
+
+    expect((await rename(store, "/memories/proj", "/memories/moved")).isError).toBe(false);
+    // Two probes, the journal, both directories listed, the 7 missing copies, the deletes.
+    expect(fx.server.requests.counts()).toEqual({
+      ListObjectsV2: 4,
+      GetObject: 1,
+      CopyObject: FILES.length - 5,
+      DeleteObjects: 1,
+      DeleteObject: 1,
+    });
+    await expectProject(store, "/memories/moved");
+    expect(await fx.keys(`${prefix}proj/`)).toEqual([]);
+  });
+
+  it(
+    "finishes within a bounded number of runs at 15% faults without SDK retries",
+    { timeout: 120_000 },
+    async () => {
+      const prefix = freshPrefix();
+      const count = 50;
+      const names = Array.from({ length: count }, (_, i) => `f${String(i).padStart(2, "0")}.md`);
+      await fx.seed(names.map((name) => ({ key: `${prefix}src/${name}`, body: `body of ${name}\n` })));
+      const store = fx.ownStore({ maxAttempts: 1 }, prefix);
+      const keysUnder = async (dir: string) =>
+        (
+          await fx.direct.send(
+            new ListObjectsV2Command({ Bucket: fx.server.bucket, Prefix: `${prefix}${dir}/` }),
+          )
+        ).KeyCount ?? 0;
+      try {
+        // 5% answered 503, 5% dropped before s3rver sees them, 5% dropped after s3rver applied them.
+        const all = { count: Number.POSITIVE_INFINITY, rate: 0.05 };
+        fx.server.failNext({ ...all, seed: 11, status: 503 });
+        fx.server.failNext({ ...all, seed: 12, drop: "request" });
+        fx.server.failNext({ ...all, seed: 13, drop: "response" });
+        let runs = 0;
+        let done = false;
+        while (!done && runs < 30) {
+          const before = count - (await keysUnder("dst"));
+          fx.server.requests.reset();
+          runs++;
+          const result = await rename(store, "/memories/src", "/memories/dst");
+          // Copies already made are never sent again: at most one request per missing copy.
+          expect(fx.server.requests.counts().CopyObject ?? 0).toBeLessThanOrEqual(before);
+          // A run whose last answer was lost reports an error although the move is complete.
+          done = !result.isError || (await keysUnder("src")) === 0;
+        }
+        fx.server.clearFailures();
+        expect(done).toBe(true);
+        // 12 runs with these seeds; the margin absorbs the arrival order of parallel requests.
+        expect(runs).toBeLessThanOrEqual(15);
+        await store.completePendingRenames();
+        expect(await fx.tree(prefix)).toEqual(
+          Object.fromEntries(names.map((name) => [`dst/${name}`, `body of ${name}\n`])),
+        );
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
 describe("file rename", () => {
