@@ -4,6 +4,7 @@
  */
 import { executeCommand, StoreFailureError } from "@mem/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { mayHaveReachedServer } from "../src/attempts.js";
 import { S3Store } from "../src/index.js";
 import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
 
@@ -274,5 +275,38 @@ describe("outcomes without SDK retries", () => {
     } finally {
       await refused.close();
     }
+  });
+});
+
+describe("which failed attempts may have reached S3", () => {
+  it("tells failures before anything was sent from those after", () => {
+    const connectTimeout = Object.assign(
+      new Error(
+        "@smithy/node-http-handler - the request socket did not establish a connection with the server within the configured timeout of 300 ms.",
+      ),
+      { name: "TimeoutError" },
+    );
+    const requestTimeout = Object.assign(
+      new Error("a request has exceeded the configured 300 ms requestTimeout."),
+      {
+        name: "TimeoutError",
+        code: "ETIMEDOUT",
+      },
+    );
+    const reset = Object.assign(new Error("socket hang up"), { name: "TimeoutError", code: "ECONNRESET" });
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const answered = Object.assign(new Error("SlowDown"), { $metadata: { httpStatusCode: 503 } });
+    const noCredentials = Object.assign(new Error("no credentials"), { name: "CredentialsProviderError" });
+    expect([connectTimeout, refused, answered, noCredentials].map(mayHaveReachedServer)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect([requestTimeout, reset, new Error("unknown")].map(mayHaveReachedServer)).toEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 });

@@ -63,7 +63,10 @@ export interface S3RequestRecord {
   method: string;
   /** The object key, decoded; `undefined` for bucket-level requests. */
   key: string | undefined;
-  /** The status the client received; 0 when it received none (a hung request, a client that left). */
+  /**
+   * The status the client received; 0 when it received none (a hung request, a dropped connection, a
+   * client that left).
+   */
   status: number;
   /** True when the response came from an injected failure, not from the server. */
   injected: boolean;
