@@ -180,7 +180,8 @@ export class S3Store implements MemoryStore {
       try {
         await this.bucket.deleteOne(this.keys.keyOf(from));
       } catch (error) {
-        // The copy is made: the file is at both paths until the rename is run again or one is deleted.
+        // The copy is made, so the command is half applied: the file is at both paths until one is
+        // deleted (running the rename again now answers that the destination exists).
         const reason = error instanceof StoreFailureError ? error.reason : "S3 DeleteObject request failed";
         throw new StoreFailureError(reason, { mayBeApplied: true });
       }
