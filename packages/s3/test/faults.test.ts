@@ -241,6 +241,22 @@ describe("outcomes without SDK retries", () => {
     }
   });
 
+  it("a file rename whose original cannot be deleted after the copy says so", async () => {
+    const { prefix, store } = await storeWith({ "a.md": "A" });
+    fx.server.failNext({ op: "DeleteObject", status: 503, count: Number.POSITIVE_INFINITY });
+    const renamed = await executeCommand(store, {
+      command: "rename",
+      old_path: "/memories/a.md",
+      new_path: "/memories/b.md",
+    });
+    expect(renamed).toEqual({
+      content:
+        "Error: rename failed for /memories/a.md: S3 DeleteObject returned HTTP 503 (SlowDown). The change may still be applied; view /memories/a.md to check.",
+      isError: true,
+    });
+    expect(await fx.tree(prefix)).toEqual({ "a.md": "A", "b.md": "A" });
+  });
+
   it("a request answered with an error, or never sent, stays a certain failure", async () => {
     const { prefix, store } = await storeWith({ "c.md": "one\n" });
     fx.server.failNext({ op: "PutObject", status: 503, count: Number.POSITIVE_INFINITY });
