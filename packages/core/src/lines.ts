@@ -25,9 +25,6 @@ export const lineAt = (text: string, index: number): number => {
 export const numberLine = (lineNumber: number, line: string): string =>
   `${String(lineNumber).padStart(6, " ")}\t${line}`;
 
-/** Numbered lines `from..to` (1-based, inclusive) of `lines`, joined by `\n`. */
-export const numberLines = (lines: readonly string[], from: number, to: number): string => {
-  const out: string[] = [];
-  for (let i = from; i <= to; i++) out.push(numberLine(i, lines[i - 1] ?? ""));
-  return out.join("\n");
-};
+/** `lines` numbered from `first` on, as view shows them, joined by `\n`. */
+export const numberLines = (lines: readonly string[], first: number): string =>
+  lines.map((line, i) => numberLine(first + i, line)).join("\n");
