@@ -61,3 +61,14 @@ const reasonOf = (error: unknown): string => {
   if (error.name === "ReplyError") return "redis rejected the command";
   return "redis error";
 };
+
+/**
+ * Whether a command that reached the client may still have run on the server after failing with
+ * `error`: true for timeouts and lost connections; false when the server answered with an error
+ * (the script did not run) or the client refused to send it.
+ */
+export const mayHaveRun = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return true;
+  if (error.name === "ReplyError") return false;
+  return !error.message.startsWith("Stream isn't writeable");
+};
