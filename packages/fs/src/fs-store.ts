@@ -35,7 +35,7 @@ import {
   type WriteCondition,
 } from "@mem/core";
 import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
-import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release, serialize } from "./lock.js";
@@ -426,6 +426,7 @@ const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) return null;
     if (!stats.isFile()) throw specialFileRefused();
+    if (stats.nlink > 1) throw hardLinkRefused();
     return fileData(await readAll(fd, stats));
   } finally {
     closeSync(fd);

@@ -70,5 +70,12 @@ const reasonOf = (error: unknown): string => {
 export const mayHaveRun = (error: unknown): boolean => {
   if (!(error instanceof Error)) return true;
   if (error.name === "ReplyError") return false;
-  return !error.message.startsWith("Stream isn't writeable");
+  const message = error.message;
+  // The client refused to send, or no cluster node could be reached at all.
+  if (message.startsWith("Stream isn't writeable")) return false;
+  if (message.includes("None of startup nodes is available")) return false;
+  if (message.includes("Cluster isn't ready")) return false;
+  if (message.startsWith("Failed to refresh slots cache")) return false;
+  if (message.startsWith("Too many Cluster redirections") && /ECONNREFUSED/.test(message)) return false;
+  return true;
 };
