@@ -1,5 +1,5 @@
 /** The pure text transforms behind str_replace and insert. */
-import { countLines, numberLines, splitLines } from "./lines.js";
+import { countLines, countNewlines, numberLines, offsetOfLine } from "./lines.js";
 import { msg } from "./messages.js";
 import { findOccurrences, occurrenceIndexes } from "./occurrences.js";
 
@@ -10,13 +10,6 @@ const SNIPPET_CONTEXT = 4;
 /** Start indexes of every occurrence of `needle`, overlapping ones included (`aa` occurs twice in `aaa`). */
 export const occurrences = occurrenceIndexes;
 
-/** Number of `\n` in `text[from..to)`. */
-const newlinesBetween = (text: string, from: number, to: number): number => {
-  let n = 0;
-  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-};
-
 /**
  * The success snippet of str_replace: numbered lines of `next` from {@link SNIPPET_CONTEXT} lines before
  * the first line touched by the new text (`next[at..end)`) to as many after the last, clamped to the
@@ -24,7 +17,7 @@ const newlinesBetween = (text: string, from: number, to: number): number => {
  */
 const snippetAround = (next: string, at: number, end: number): string => {
   if (next === "") return "";
-  const firstLine = 1 + newlinesBetween(next, 0, at);
+  const firstLine = 1 + countNewlines(next, 0, at);
   // Start of the line holding `at`, then up to SNIPPET_CONTEXT lines further up.
   let start = at === 0 ? 0 : next.lastIndexOf("\n", at - 1) + 1;
   let from = firstLine;
@@ -75,9 +68,17 @@ export function strReplace(path: string, text: string, oldStr: string, newStr: s
 export function insertLines(path: string, text: string, line: number, insertText: string): EditOutcome {
   const n = countLines(text);
   if (line < 0 || line > n) return { ok: false, error: msg.insertLine(line, n) };
-  const lines = splitLines(text);
   const body = insertText.endsWith("\n") ? insertText.slice(0, -1) : insertText;
-  const merged = lines.slice(0, line).concat(body.split("\n"), lines.slice(line));
-  const trailing = text.endsWith("\n") || text === "" || (line === n && insertText.endsWith("\n"));
-  return { ok: true, text: merged.join("\n") + (trailing ? "\n" : ""), reply: msg.inserted(path) };
+  // Spliced by offset rather than by splitting every line: L[0..k) + T + L[k..n), joined by `\n`.
+  let next: string;
+  if (line < n) {
+    const at = offsetOfLine(text, line);
+    next = `${text.slice(0, at)}${body}\n${text.slice(at)}`;
+  } else if (n === 0) {
+    next = `${body}\n`;
+  } else {
+    const trailing = text.endsWith("\n") || insertText.endsWith("\n");
+    next = `${text.endsWith("\n") ? text.slice(0, -1) : text}\n${body}${trailing ? "\n" : ""}`;
+  }
+  return { ok: true, text: next, reply: msg.inserted(path) };
 }
