@@ -191,9 +191,10 @@ export const removeAbandonedMarkers = async (
 /**
  * Removes lock candidates of processes that died before placing them (killed between writing the
  * candidate and linking it): nothing else would remove them until a holder dies. Run by each new
- * holder; one directory read of the root.
+ * holder; one directory read of the root. Only candidates older than `staleMs` go: a pid that is not
+ * running here may belong to another host sharing the root, whose candidates live for milliseconds.
  */
-const removeDeadCandidates = (root: Dir): void => {
+const removeDeadCandidates = (root: Dir, staleMs: number): void => {
   let names: string[];
   try {
     names = readdirSync(root.self);
@@ -203,7 +204,9 @@ const removeDeadCandidates = (root: Dir): void => {
   for (const name of names) {
     if (!name.startsWith(LOCK_TEMP_PREFIX)) continue;
     const pid = pidOfLockTemp(name);
-    if (pid !== null && pid !== process.pid && !pidAlive(pid)) unlinkQuietly(root.at(name));
+    if (pid === null || pid === process.pid || pidAlive(pid)) continue;
+    const stats = root.lstatNow(name);
+    if (stats?.isFile() && Date.now() - stats.mtimeMs > staleMs) unlinkQuietly(root.at(name));
   }
 };
 
@@ -233,7 +236,7 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
         continue;
       }
       if (placed) {
-        removeDeadCandidates(root);
+        removeDeadCandidates(root, timing.staleMs);
         return { token, recovered: false };
       }
       const seen = await readLock(root, LOCK_NAME);

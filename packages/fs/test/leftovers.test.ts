@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, linkSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand } from "@mem/core";
@@ -74,15 +74,19 @@ describe("a lock holder killed and never reaped (a zombie)", () => {
 });
 
 describe("a lock candidate left by a process killed before it placed it", () => {
-  it("is removed by the next writer, while candidates of live processes stay", async () => {
+  it("is removed by the next writer once older than lockStaleMs; candidates of live processes stay", async () => {
     const { root, store } = fresh();
     await store.write("/memories/a", bytes("a"), { ifAbsent: true });
-    const dead = `${LOCK_TEMP_PREFIX}${await deadPid()}.0123456789abcdef`;
+    const pid = await deadPid();
+    const dead = `${LOCK_TEMP_PREFIX}${pid}.0123456789abcdef`;
+    const recent = `${LOCK_TEMP_PREFIX}${pid}.00000000000000aa`;
     const live = `${LOCK_TEMP_PREFIX}${process.ppid}.fedcba9876543210`;
-    writeFileSync(join(root, dead), "{}");
-    writeFileSync(join(root, live), "{}");
+    for (const name of [dead, recent, live]) writeFileSync(join(root, name), "{}");
+    const minuteAgo = new Date(Date.now() - 60_000);
+    for (const name of [dead, live]) utimesSync(join(root, name), minuteAgo, minuteAgo);
     await store.write("/memories/b", bytes("b"), { ifAbsent: true });
-    expect(readdirSync(root).sort()).toEqual([live, "a", "b"].sort());
+    // A recent one may be another host's (its pid means nothing here): it waits until it is stale.
+    expect(readdirSync(root).sort()).toEqual([live, recent, "a", "b"].sort());
   });
 });
 
