@@ -48,7 +48,7 @@ describe("a command that times out before it reaches the server", () => {
       // A connection to the stalled server opens, but its ready check gets no answer.
       client = clientFor();
       store = new RedisStore({ client, prefix: "withdrawn", operationTimeoutMs: 300 });
-      await sleep(50);
+      for (let i = 0; i < 100 && client.status !== "connect"; i++) await sleep(20);
       expect(client.status).toBe("connect");
       expect(await create(store, "/memories/ghost")).toEqual({
         content: "Error: create failed for /memories/ghost: timed out",
