@@ -1,20 +1,45 @@
 /** The pure text transforms behind str_replace and insert. */
-import { countLines, lineAt, numberLines, splitLines } from "./lines.js";
+import { countLines, countNewlines, numberLines, offsetOfLine } from "./lines.js";
 import { msg } from "./messages.js";
+import { findOccurrences, occurrenceIndexes } from "./occurrences.js";
 
 export type EditOutcome = { ok: true; text: string; reply: string } | { ok: false; error: string };
 
 const SNIPPET_CONTEXT = 4;
 
 /** Start indexes of every occurrence of `needle`, overlapping ones included (`aa` occurs twice in `aaa`). */
-export const occurrences = (haystack: string, needle: string): number[] => {
-  const found: number[] = [];
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) found.push(i);
-  return found;
+export const occurrences = occurrenceIndexes;
+
+/**
+ * The success snippet of str_replace: numbered lines of `next` from {@link SNIPPET_CONTEXT} lines before
+ * the first line touched by the new text (`next[at..end)`) to as many after the last, clamped to the
+ * file. Only that neighbourhood is split into lines.
+ */
+const snippetAround = (next: string, at: number, end: number): string => {
+  if (next === "") return "";
+  const firstLine = 1 + countNewlines(next, 0, at);
+  // Start of the line holding `at`, then up to SNIPPET_CONTEXT lines further up.
+  let start = at === 0 ? 0 : next.lastIndexOf("\n", at - 1) + 1;
+  let from = firstLine;
+  while (from > 1 && from > firstLine - SNIPPET_CONTEXT) {
+    start = start < 2 ? 0 : next.lastIndexOf("\n", start - 2) + 1;
+    from--;
+  }
+  // The newline ending the last touched line, then up to SNIPPET_CONTEXT lines further down.
+  const lastTouched = end > at ? end - 1 : at;
+  let stop = next.indexOf("\n", lastTouched);
+  for (let k = 0; k < SNIPPET_CONTEXT && stop !== -1 && stop + 1 < next.length; k++) {
+    stop = next.indexOf("\n", stop + 1);
+  }
+  let region = next.slice(start, stop === -1 ? next.length : stop);
+  // A region running to the end of a file that ends with `\n` has no line after that newline.
+  if (stop === -1 && region.endsWith("\n")) region = region.slice(0, -1);
+  return `\n${numberLines(region.split("\n"), from)}`;
 };
 
 /**
  * Replaces the single occurrence of `oldStr` literally (no `$&` patterns) and builds the snippet reply.
+ * Linear in the size of `text` whatever the number of occurrences.
  *
  * @example
  * ```ts
@@ -22,21 +47,14 @@ export const occurrences = (haystack: string, needle: string): number[] => {
  * ```
  */
 export function strReplace(path: string, text: string, oldStr: string, newStr: string): EditOutcome {
-  const found = occurrences(text, oldStr);
-  if (found.length === 0) return { ok: false, error: msg.noOccurrence(oldStr, path) };
-  if (found.length > 1) {
-    const lines = [...new Set(found.map((i) => lineAt(text, i)))];
-    return { ok: false, error: msg.multipleOccurrences(oldStr, lines) };
+  const found = findOccurrences(text, oldStr);
+  if (found.kind === "none") return { ok: false, error: msg.noOccurrence(oldStr, path) };
+  if (found.kind === "many") {
+    return { ok: false, error: msg.multipleOccurrences(oldStr, found.lines, found.more) };
   }
-  const at = found[0]!;
+  const { at } = found;
   const next = text.slice(0, at) + newStr + text.slice(at + oldStr.length);
-  const first = lineAt(next, at);
-  const last = newStr === "" ? first : lineAt(next, at + newStr.length - 1);
-  const lines = splitLines(next);
-  const from = Math.max(1, first - SNIPPET_CONTEXT);
-  const to = Math.min(lines.length, last + SNIPPET_CONTEXT);
-  const snippet = from <= to ? `\n${numberLines(lines, from, to)}` : "";
-  return { ok: true, text: next, reply: msg.replaced() + snippet };
+  return { ok: true, text: next, reply: msg.replaced() + snippetAround(next, at, at + newStr.length) };
 }
 
 /**
@@ -50,9 +68,17 @@ export function strReplace(path: string, text: string, oldStr: string, newStr: s
 export function insertLines(path: string, text: string, line: number, insertText: string): EditOutcome {
   const n = countLines(text);
   if (line < 0 || line > n) return { ok: false, error: msg.insertLine(line, n) };
-  const lines = splitLines(text);
   const body = insertText.endsWith("\n") ? insertText.slice(0, -1) : insertText;
-  const merged = lines.slice(0, line).concat(body.split("\n"), lines.slice(line));
-  const trailing = text.endsWith("\n") || text === "" || (line === n && insertText.endsWith("\n"));
-  return { ok: true, text: merged.join("\n") + (trailing ? "\n" : ""), reply: msg.inserted(path) };
+  // Spliced by offset rather than by splitting every line: L[0..k) + T + L[k..n), joined by `\n`.
+  let next: string;
+  if (line < n) {
+    const at = offsetOfLine(text, line);
+    next = `${text.slice(0, at)}${body}\n${text.slice(at)}`;
+  } else if (n === 0) {
+    next = `${body}\n`;
+  } else {
+    const trailing = text.endsWith("\n") || insertText.endsWith("\n");
+    next = `${text.endsWith("\n") ? text.slice(0, -1) : text}\n${body}${trailing ? "\n" : ""}`;
+  }
+  return { ok: true, text: next, reply: msg.inserted(path) };
 }

@@ -8,7 +8,7 @@ import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { MemoryStore } from "./store.js";
-import { decodeUtf8, encodeUtf8 } from "./text.js";
+import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
 import { renderFile } from "./view.js";
 
@@ -150,11 +150,11 @@ async function create(
   settings: Settings,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(msg.fileExists(path));
-  const bytes = encodeUtf8(text);
-  if (bytes.length > settings.maxFileBytes)
-    return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
+  // Measured before encoding: text far over the limit is refused without being copied.
+  const size = utf8Length(text);
+  if (size > settings.maxFileBytes) return fail(msg.tooLarge(path, size, settings.maxFileBytes));
   try {
-    await store.write(path, bytes, { ifAbsent: true });
+    await store.write(path, encodeUtf8(text), { ifAbsent: true });
     return ok(msg.created(path));
   } catch (error) {
     if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
@@ -178,11 +178,9 @@ const applyEdit = (
   if (text === null) return { result: fail(msg.notUtf8(path)) };
   const outcome = transform(text);
   if (!outcome.ok) return { result: fail(outcome.error) };
-  const bytes = encodeUtf8(outcome.text);
-  if (bytes.length > settings.maxFileBytes) {
-    return { result: fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes)) };
-  }
-  return { result: ok(outcome.reply), bytes };
+  const size = utf8Length(outcome.text);
+  if (size > settings.maxFileBytes) return { result: fail(msg.tooLarge(path, size, settings.maxFileBytes)) };
+  return { result: ok(outcome.reply), bytes: encodeUtf8(outcome.text) };
 };
 
 /**

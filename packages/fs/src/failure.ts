@@ -47,3 +47,9 @@ export const symlinkRefused = (): RefusedEntryError => new RefusedEntryError("sy
 
 export const specialFileRefused = (): RefusedEntryError =>
   new RefusedEntryError("not a regular file or directory");
+
+/**
+ * A file with more than one hard link: someone with local access may have linked a file from outside
+ * the store into it, and reading it would disclose that file. The store itself never makes hard links.
+ */
+export const hardLinkRefused = (): RefusedEntryError => new RefusedEntryError("file has other hard links");

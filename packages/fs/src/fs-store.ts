@@ -35,13 +35,13 @@ import {
   type WriteCondition,
 } from "@mem/core";
 import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
-import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release, serialize } from "./lock.js";
 import { isReservedName, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
-import { collectFiles } from "./walk.js";
+import { collectFiles, Pace } from "./walk.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
@@ -380,8 +380,11 @@ export class FsStore implements MemoryStore {
    */
   private async descend(root: Dir, segments: readonly string[], create: boolean): Promise<Descent> {
     const descent: Descent = { dirs: [root], createdFrom: -1 };
+    // Paths may be 500 directories deep: the event loop runs between stretches of system calls.
+    const pace = new Pace();
     try {
       for (const [index, name] of segments.entries()) {
+        await pace.step(create ? 4 : 1);
         const parent = descent.dirs[index]!;
         let child = await parent.openChild(name);
         let made = false;
@@ -426,6 +429,7 @@ const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) return null;
     if (!stats.isFile()) throw specialFileRefused();
+    if (stats.nlink > 1) throw hardLinkRefused();
     return fileData(await readAll(fd, stats));
   } finally {
     closeSync(fd);

@@ -1,12 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, linkSync, openSync, renameSync, unlinkSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+} from "node:fs";
 import { uptime } from "node:os";
 import { StoreFailureError } from "@mem/core";
 import type { Dir } from "./dir.js";
 import { errnoOf, failure } from "./failure.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
-import { LOCK_NAME, lockTempName, MARKER_PREFIX } from "./names.js";
-import { type Owner, ownerFor, ownerGone, parseOwner } from "./process-identity.js";
+import { LOCK_NAME, LOCK_TEMP_PREFIX, lockTempName, MARKER_PREFIX, pidOfLockTemp } from "./names.js";
+import { type Owner, ownerFor, ownerGone, parseOwner, pidAlive } from "./process-identity.js";
 
 const { O_NOFOLLOW, O_RDONLY, O_NONBLOCK } = constants;
 
@@ -179,6 +188,28 @@ export const removeAbandonedMarkers = async (
   }
 };
 
+/**
+ * Removes lock candidates of processes that died before placing them (killed between writing the
+ * candidate and linking it): nothing else would remove them until a holder dies. Run by each new
+ * holder; one directory read of the root. Only candidates older than `staleMs` go: a pid that is not
+ * running here may belong to another host sharing the root, whose candidates live for milliseconds.
+ */
+const removeDeadCandidates = (root: Dir, staleMs: number): void => {
+  let names: string[];
+  try {
+    names = readdirSync(root.self);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(LOCK_TEMP_PREFIX)) continue;
+    const pid = pidOfLockTemp(name);
+    if (pid === null || pid === process.pid || pidAlive(pid)) continue;
+    const stats = root.lstatNow(name);
+    if (stats?.isFile() && Date.now() - stats.mtimeMs > staleMs) unlinkQuietly(root.at(name));
+  }
+};
+
 export interface Held {
   token: string;
   /** True when the lock was taken over from a holder that died: its leftovers need cleaning. */
@@ -204,7 +235,10 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
         candidate = null;
         continue;
       }
-      if (placed) return { token, recovered: false };
+      if (placed) {
+        removeDeadCandidates(root, timing.staleMs);
+        return { token, recovered: false };
+      }
       const seen = await readLock(root, LOCK_NAME);
       if (seen === null) continue;
       if (

@@ -25,13 +25,26 @@ const readText = (path: string): string | null => {
   }
 };
 
-/** Field 22 of /proc/{pid}/stat; the command name (field 2) may hold spaces and parentheses. */
-export const startTimeOf = (pid: number | "self"): number | null => {
+/** The fields of /proc/{pid}/stat after the command name (field 2, which may hold spaces and parentheses). */
+const statFields = (pid: number | "self"): string[] | null => {
   const stat = readText(`/proc/${pid}/stat`);
   if (stat === null) return null;
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const value = Number(fields[19]);
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+};
+
+/** Field 22 of /proc/{pid}/stat: the start time in clock ticks since boot. */
+export const startTimeOf = (pid: number | "self"): number | null => {
+  const value = Number(statFields(pid)?.[19]);
   return Number.isSafeInteger(value) ? value : null;
+};
+
+/**
+ * True when `pid` has exited but its parent has not reaped it yet (state `Z`, or `X` while it is being
+ * reaped). Such a process still answers `kill(pid, 0)`, yet it runs no code and holds nothing.
+ */
+export const isZombie = (pid: number): boolean => {
+  const state = statFields(pid)?.[0];
+  return state === "Z" || state === "X";
 };
 
 export const BOOT_ID = readText("/proc/sys/kernel/random/boot_id")?.trim() || null;
@@ -68,14 +81,17 @@ export const parseOwner = (text: string): Owner | null => {
   }
 };
 
-/** True when `pid` names a running process on this machine (EPERM: running, owned by someone else). */
+/**
+ * True when `pid` names a running process on this machine (EPERM: running, owned by someone else). A
+ * zombie (exited, not yet reaped by its parent) is not running.
+ */
 export const pidAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  return !isZombie(pid);
 };
 
 /** Whether the process that wrote `owner` on this machine is certainly gone; `null` when it cannot be told. */

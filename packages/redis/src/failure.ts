@@ -61,3 +61,21 @@ const reasonOf = (error: unknown): string => {
   if (error.name === "ReplyError") return "redis rejected the command";
   return "redis error";
 };
+
+/**
+ * Whether a command that reached the client may still have run on the server after failing with
+ * `error`: true for timeouts and lost connections; false when the server answered with an error
+ * (the script did not run) or the client refused to send it.
+ */
+export const mayHaveRun = (error: unknown): boolean => {
+  if (!(error instanceof Error)) return true;
+  if (error.name === "ReplyError") return false;
+  const message = error.message;
+  // The client refused to send, or no cluster node could be reached at all.
+  if (message.startsWith("Stream isn't writeable")) return false;
+  if (message.includes("None of startup nodes is available")) return false;
+  if (message.includes("Cluster isn't ready")) return false;
+  if (message.startsWith("Failed to refresh slots cache")) return false;
+  if (message.startsWith("Too many Cluster redirections") && /ECONNREFUSED/.test(message)) return false;
+  return true;
+};

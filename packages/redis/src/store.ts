@@ -14,7 +14,7 @@ import {
   type WriteCondition,
 } from "@mem/core";
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
-import { toStoreFailure } from "./failure.js";
+import { mayHaveRun, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf } from "./keys.js";
 import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 
@@ -99,6 +99,11 @@ export type RedisStoreOptions = CommonOptions &
   );
 
 type Reply = Buffer | number | null | Reply[];
+
+type Operation = "read" | "stat" | "list" | "write" | "delete" | "rename";
+
+/** Operations that change data: only their failures can leave the outcome unknown. */
+const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename"]);
 
 const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
 
@@ -240,32 +245,49 @@ export class RedisStore implements MemoryStore {
     if ((this.client.status as string) !== "end") this.client.disconnect();
   }
 
-  /** Runs one operation of the store script: EVALSHA, and EVAL once when the server lacks the script. */
-  private async run(op: string, args: Array<string | Buffer>): Promise<Reply> {
+  /**
+   * Runs one operation of the store script: EVALSHA, and EVAL once when the server lacks the script.
+   *
+   * A command is handed to the client only once it is connected and only if the operation's deadline
+   * has not passed; one that times out while waiting for a connection is withdrawn, so it never runs
+   * after its caller was told it failed. A change that was handed over and then timed out or lost its
+   * connection may have run: it fails with `mayBeApplied` (SPEC §5). A read changes nothing, so its
+   * failures are always plain.
+   */
+  private async run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
     const argv = [this.keyBase, this.ttlMs, op, ...args];
+    const withdrawn = new AbortController();
+    let handedOver = false;
+    const send = (command: "evalsha" | "eval", script: string): Promise<Reply> => {
+      if (withdrawn.signal.aborted) throw new StoreFailureError("timed out");
+      handedOver = true;
+      return this.client.callBuffer(command, [script, 1, this.routingKey, ...argv]) as Promise<Reply>;
+    };
     const call = async (): Promise<Reply> => {
-      await this.connected();
+      await this.connected(withdrawn.signal);
       try {
-        return (await this.client.callBuffer("evalsha", [
-          STORE_SCRIPT_SHA,
-          1,
-          this.routingKey,
-          ...argv,
-        ])) as Reply;
+        return await send("evalsha", STORE_SCRIPT_SHA);
       } catch (error) {
         if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-        return (await this.client.callBuffer("eval", [STORE_SCRIPT, 1, this.routingKey, ...argv])) as Reply;
+        return await send("eval", STORE_SCRIPT);
       }
     };
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreFailureError("timed out")), this.timeoutMs);
+      timer = setTimeout(() => {
+        withdrawn.abort();
+        reject(new StoreFailureError("timed out"));
+      }, this.timeoutMs);
       timer.unref();
     });
     try {
       return await Promise.race([call(), deadline]);
     } catch (error) {
-      throw toStoreFailure(error);
+      const failure = toStoreFailure(error);
+      if (handedOver && CHANGES.has(op) && mayHaveRun(error)) {
+        throw new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
+      }
+      throw failure;
     } finally {
       clearTimeout(timer);
     }
@@ -276,7 +298,7 @@ export class RedisStore implements MemoryStore {
    * between reconnection attempts fails at once, so a dead server gives prompt errors and no command
    * waits in a queue to run after its caller was told it failed.
    */
-  private connected(): Promise<void> {
+  private connected(signal: AbortSignal): Promise<void> {
     const client = this.client;
     switch (client.status as string) {
       case "ready":
@@ -299,6 +321,7 @@ export class RedisStore implements MemoryStore {
         client.off("close", onClose);
         client.off("end", onClose);
         client.off("error", onError);
+        signal.removeEventListener("abort", onAbort);
         if (error) reject(error);
         else resolve();
       };
@@ -307,6 +330,8 @@ export class RedisStore implements MemoryStore {
       const onError = (error: unknown) => {
         this.lastFailure = toStoreFailure(error).reason;
       };
+      const onAbort = () => settle(new StoreFailureError("timed out"));
+      signal.addEventListener("abort", onAbort);
       client.on("ready", onReady);
       client.on("close", onClose);
       client.on("end", onClose);

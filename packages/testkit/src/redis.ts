@@ -35,6 +35,13 @@ export interface RedisServer {
   start(): Promise<void>;
   /** `kill()` then `start()`. */
   restart(): Promise<void>;
+  /**
+   * Stalls the server with SIGSTOP: connections stay open and new ones are accepted by the kernel, but
+   * nothing is answered until `resume()`. Simulates a server that hangs or a network that black-holes.
+   */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT); what it received meanwhile is then processed. */
+  resume(): void;
   /** Kills the server and removes its directory. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -160,6 +167,12 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
     await waitFor(`port ${config.port} to be released`, 10_000, () => portIsFree(config.port));
   };
 
+  const signal = (name: "SIGSTOP" | "SIGCONT"): void => {
+    const pid = child?.pid;
+    if (pid === undefined) throw new Error(`redis-server on port ${config.port} is not running`);
+    process.kill(pid, name);
+  };
+
   const start = async (): Promise<void> => {
     if (stopped) throw new Error("this redis server was stopped; start a new one");
     if (child) throw new Error(`redis-server on port ${config.port} is already running`);
@@ -213,6 +226,8 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
       await kill();
       await start();
     },
+    pause: () => signal("SIGSTOP"),
+    resume: () => signal("SIGCONT"),
     stop: async () => {
       if (stopped) return;
       await kill();
