@@ -3,14 +3,14 @@
  * in throw-away directories, never persisted, and always killed when the test process ends.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { mkdtempSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { killGroup, removeDirectory, trackDirectory, trackProcess } from "./cleanup.js";
 import { freePort } from "./ports.js";
+import { findOnPath, HOST, portIsFree, waitFor, watchProcessGroup } from "./process-tools.js";
 
-const HOST = "127.0.0.1";
 const CLUSTER_BUS_OFFSET = 10_000;
 
 export interface StartRedisOptions {
@@ -48,37 +48,14 @@ export interface RedisCluster {
 
 // ---------------------------------------------------------------------------------------------------
 // Every server runs in its own process group; cleanup.ts kills the groups still running and removes
-// their directories when the test process exits or is signalled. A watchdog shell also kills the server
-// when our stdin pipe closes, which covers the test process being SIGKILLed.
-
-// Kills process group $0 as soon as its stdin closes: the parent closes it when it stops the server, and
-// the kernel closes it when the parent dies in any way (even SIGKILL), so no server outlives the tests.
-const WATCHDOG = `while read -r _; do :; done; kill -9 -"$0" 2>/dev/null`;
-
-const findOnPath = (binary: string): string | undefined => {
-  if (binary.includes("/")) return isExecutable(binary) ? binary : undefined;
-  for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, binary);
-    if (isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-};
-
-const isExecutable = (file: string): boolean => {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
+// their directories when the test process exits or is signalled, and a watchdog (process-tools.ts) kills
+// it when the test process is SIGKILLed.
 
 const missingBinary = (binary: string): Error =>
   new Error(
     `REDIS TESTS CANNOT RUN: \`${binary}\` was not found or is not executable. ` +
       "Install Redis (Debian/Ubuntu: `apt-get install -y redis-server`, macOS: `brew install redis`) " +
-      "or run `node scripts/ensure-redis.mjs`.",
+      "or run `node scripts/ensure-servers.mjs`.",
   );
 
 // ---------------------------------------------------------------------------------------------------
@@ -155,31 +132,6 @@ export const redisCommand = (port: number, args: string[], timeoutMs = 2_000, ho
     });
   });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const waitFor = async (what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> => {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (error) {
-      lastError = error;
-    }
-    await sleep(50);
-  }
-  const detail = lastError instanceof Error ? ` (last error: ${lastError.message})` : "";
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
-};
-
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once("error", () => resolve(false));
-    server.listen(port, HOST, () => server.close(() => resolve(true)));
-  });
-
 // ---------------------------------------------------------------------------------------------------
 
 interface ServerConfig {
@@ -245,15 +197,7 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
         resolve();
       });
     });
-    if (spawned.pid !== undefined) {
-      const watchdog = spawn("sh", ["-c", WATCHDOG, String(spawned.pid)], {
-        stdio: ["pipe", "ignore", "ignore"],
-      });
-      watchdog.unref();
-      // Stopped by signal, not by closing its stdin, so it never acts on a process group id that the
-      // system may already have handed to someone else.
-      void exited.then(() => watchdog.kill("SIGKILL"));
-    }
+    watchProcessGroup(spawned, exited);
     try {
       await waitFor(`redis-server on port ${config.port} to answer PING`, config.startTimeoutMs, async () => {
         if (exitedEarly) throw new Error("redis-server exited");
