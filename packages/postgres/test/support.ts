@@ -42,6 +42,7 @@ export class TestPostgres {
   private readonly pools: pg.Pool[] = [];
   private tables = 0;
   private tenants = 0;
+  private shared: pg.Pool | undefined;
   private constructor(readonly server: PostgresServer) {}
 
   static async start(settings?: Record<string, string>): Promise<TestPostgres> {
@@ -65,14 +66,20 @@ export class TestPostgres {
     return `tenant-${this.tenants}`;
   }
 
-  /** A store on a fresh tenant of the default table, with its own pool. */
-  store(options: StoreOptions = {}, pool: pg.Pool = this.pool()): PostgresStore {
-    return new PostgresStore({ pool, tenant: this.freshTenant(), ...options });
+  /** A store on a fresh tenant of the default table, on a pool shared by the test file (or `pool`). */
+  store(options: StoreOptions = {}, pool?: pg.Pool): PostgresStore {
+    this.shared ??= this.pool();
+    return new PostgresStore({ pool: pool ?? this.shared, tenant: this.freshTenant(), ...options });
   }
 
-  /** Another store over the same table and tenant, with a pool of its own. */
+  /** Another store over the same table and tenant, with a pool of its own that its `close()` ends. */
   peer(store: PostgresStore, options: StoreOptions = {}): PostgresStore {
-    return new PostgresStore({ pool: this.pool(), tenant: store.tenant, ...options });
+    return new PostgresStore({
+      connectionString: this.server.url,
+      poolConfig: { max: 4 },
+      tenant: store.tenant,
+      ...options,
+    });
   }
 
   async sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
