@@ -23,7 +23,7 @@ import {
 import pg from "pg";
 import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
 import { checkIdentifier, fn, MAX_TABLE_LENGTH, type SqlNames, sqlNames } from "./names.js";
-import { SCHEMA_VERSION, migrationSql, versionSql } from "./schema.js";
+import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
@@ -363,11 +363,15 @@ export class PostgresStore implements MemoryStore {
     } catch (error) {
       throw toStoreFailure(error, false);
     }
+    // A connection lost while checked out is also emitted on the client, where no pool listener is.
+    client.on("error", ignore);
     try {
       const result = await client.query({ name: statement.name, text: statement.text, values });
+      client.off("error", ignore);
       client.release();
       return result;
     } catch (error) {
+      client.off("error", ignore);
       // A connection the server did not answer on is not reused.
       client.release(sqlStateOf(error) === undefined || isFatal(error) ? (error as Error) : undefined);
       if (sqlStateOf(error) && RETRYABLE.has(sqlStateOf(error)!)) throw error;
@@ -385,6 +389,8 @@ export class PostgresStore implements MemoryStore {
     return shared.ready;
   }
 }
+
+const ignore = (): void => {};
 
 const isFatal = (error: unknown): boolean => {
   const severity = (error as { severity?: unknown }).severity;
@@ -408,6 +414,7 @@ const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<numb
 const migrate = async (shared: Shared): Promise<void> => {
   const { names } = shared;
   const client = await shared.pool.connect();
+  client.on("error", ignore);
   let broken: Error | undefined;
   try {
     const found = await readVersion(client, names);
@@ -433,6 +440,7 @@ const migrate = async (shared: Shared): Promise<void> => {
     if (sqlStateOf(error) === undefined && !(error instanceof StoreFailureError)) broken = error as Error;
     throw error;
   } finally {
+    client.off("error", ignore);
     client.release(broken);
   }
 };

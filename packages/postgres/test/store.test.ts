@@ -17,13 +17,17 @@ const create = async (store: MemoryStore, path: string, text: string) => {
   expect(result, path).toEqual({ content: `File created successfully at: ${path}`, isError: false });
 };
 
-const view = async (store: MemoryStore, path: string) => (await run(store, { command: "view", path })).content;
+const view = async (store: MemoryStore, path: string) =>
+  (await run(store, { command: "view", path })).content;
 
 /** Every row of a tenant's aggregates must follow from its file rows alone. */
 const aggregateProblems = async (table: string, tenant: string): Promise<string[]> => {
-  const rows = (await pg.sql(`SELECT path, kind, size, files, bytes FROM ${table} WHERE tenant = $1`, [tenant]))
-    .rows as Array<{ path: string; kind: string; size: string; files: string; bytes: string }>;
-  const files = rows.filter((row) => row.kind === "f").map((row) => ({ path: row.path, size: Number(row.size) }));
+  const rows = (
+    await pg.sql(`SELECT path, kind, size, files, bytes FROM ${table} WHERE tenant = $1`, [tenant])
+  ).rows as Array<{ path: string; kind: string; size: string; files: string; bytes: string }>;
+  const files = rows
+    .filter((row) => row.kind === "f")
+    .map((row) => ({ path: row.path, size: Number(row.size) }));
   const problems: string[] = [];
   for (const row of rows) {
     if (row.kind === "f") continue;
@@ -80,7 +84,16 @@ describe("options", () => {
     const root = pg.store();
     await create(root, "/memories/a.txt", "a\n");
     const before = (await pg.sql("SELECT count(*) AS n FROM mem_files")).rows[0].n;
-    for (const tenant of ["a/b", "..", ".", "", "x\u0000y", "t".repeat(129), "x'; DROP TABLE mem_files; --", "é"]) {
+    for (const tenant of [
+      "a/b",
+      "..",
+      ".",
+      "",
+      "x\u0000y",
+      "t".repeat(129),
+      "x'; DROP TABLE mem_files; --",
+      "é",
+    ]) {
       expect(() => root.scope(tenant), JSON.stringify(tenant)).toThrow(TypeError);
     }
     expect((await pg.sql("SELECT count(*) AS n FROM mem_files")).rows[0].n).toBe(before);
@@ -96,7 +109,10 @@ describe("schema", () => {
     await store.check();
     const version = await pg.sql(`SELECT version FROM memory.${table} WHERE tenant = '' AND path = ''`);
     expect(Number(version.rows[0].version)).toBe(SCHEMA_VERSION);
-    const indexes = await pg.sql("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'memory' AND tablename = $1", [table]);
+    const indexes = await pg.sql(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'memory' AND tablename = $1",
+      [table],
+    );
     expect(indexes.rows.map((row) => row.indexname).sort()).toEqual(
       [`${table}_access`, `${table}_children`, `${table}_pkey`].sort(),
     );
@@ -113,7 +129,9 @@ describe("schema", () => {
     const table = pg.freshTable();
     const stores = Array.from({ length: 6 }, () => new PostgresStore({ pool: pg.pool(), table }));
     const results = await Promise.all(
-      stores.map((store, i) => run(store, { command: "create", path: `/memories/f${i}.txt`, file_text: "x" })),
+      stores.map((store, i) =>
+        run(store, { command: "create", path: `/memories/f${i}.txt`, file_text: "x" }),
+      ),
     );
     expect(results.every((result) => !result.isError)).toBe(true);
     const rows = await pg.sql(`SELECT count(*) AS n FROM ${table} WHERE kind = 'f'`);
@@ -195,7 +213,12 @@ describe("usage and aggregates", () => {
     await create(store, "/memories/.hidden/c.md", "123");
     await create(store, "/memories/node_modules/x/d.md", "1");
     expect(await store.usage()).toEqual({ files: 3, bytes: 9 });
-    await run(store, { command: "str_replace", path: "/memories/a/b.md", old_str: "345", new_str: "3456789" });
+    await run(store, {
+      command: "str_replace",
+      path: "/memories/a/b.md",
+      old_str: "345",
+      new_str: "3456789",
+    });
     expect(await store.usage()).toEqual({ files: 3, bytes: 13 });
     await run(store, { command: "rename", old_path: "/memories/a", new_path: "/memories/.x/a" });
     expect(await store.usage()).toEqual({ files: 3, bytes: 13 });
@@ -233,7 +256,12 @@ describe("usage and aggregates", () => {
       expect(await run(store, input), JSON.stringify(input)).toEqual(await run(model, input));
     }
     expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
-    const dirs = [ROOT, ...((await model.list(ROOT, 9))?.entries ?? []).filter((e) => e.kind === "directory").map((e) => e.path)];
+    const dirs = [
+      ROOT,
+      ...((await model.list(ROOT, 9))?.entries ?? [])
+        .filter((e) => e.kind === "directory")
+        .map((e) => e.path),
+    ];
     for (const dir of dirs) expect(await view(store, dir), dir).toBe(await view(model, dir));
   });
 });
@@ -265,19 +293,35 @@ describe("paths and contents as data", () => {
       new_str: "'; TRUNCATE mem_files; --",
     });
     expect(edited.isError).toBe(false);
-    const moved = await run(store, { command: "rename", old_path: '/memories/" OR 1=1 --', new_path: "/memories/'x'" });
+    const moved = await run(store, {
+      command: "rename",
+      old_path: '/memories/" OR 1=1 --',
+      new_path: "/memories/'x'",
+    });
     expect(moved.isError).toBe(false);
     expect(textOf((await store.read("/memories/'x'/x"))!.data)).toContain("DELETE FROM");
     const raw = new Uint8Array([0, 255, 39, 92, 0, 10]);
     await store.write("/memories/bin", raw, { ifAbsent: true });
     expect((await store.read("/memories/bin"))!.data).toEqual(raw);
-    expect(Number((await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = $1 AND kind = 'f'", [store.tenant])).rows[0].n)).toBe(7);
+    expect(
+      Number(
+        (await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = $1 AND kind = 'f'", [store.tenant]))
+          .rows[0].n,
+      ),
+    ).toBe(7);
     expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
   });
 
   it("deletes and moves a directory without touching names that only share its prefix", async () => {
     const store = pg.store();
-    for (const path of ["/memories/a/x", "/memories/a0", "/memories/a.b", "/memories/a-b/y", "/memories/ab", "/memories/a/b/c"]) {
+    for (const path of [
+      "/memories/a/x",
+      "/memories/a0",
+      "/memories/a.b",
+      "/memories/a-b/y",
+      "/memories/ab",
+      "/memories/a/b/c",
+    ]) {
       await create(store, path, path);
     }
     await run(store, { command: "rename", old_path: "/memories/a", new_path: "/memories/z" });
@@ -285,7 +329,13 @@ describe("paths and contents as data", () => {
     expect(await store.stat("/memories/z/b/c")).toEqual({ kind: "file", size: 15 });
     await run(store, { command: "delete", path: "/memories/z" });
     const left = (await store.list(ROOT, 3))!.entries.map((entry) => entry.path).sort();
-    expect(left).toEqual(["/memories/a-b", "/memories/a-b/y", "/memories/a.b", "/memories/a0", "/memories/ab"]);
+    expect(left).toEqual([
+      "/memories/a-b",
+      "/memories/a-b/y",
+      "/memories/a.b",
+      "/memories/a0",
+      "/memories/ab",
+    ]);
     expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
   });
 });
@@ -305,8 +355,18 @@ describe("round trips", () => {
       viewMissing: await count({ command: "view", path: "/memories/nope" }),
       create: await count({ command: "create", path: "/memories/dir/b.md", file_text: "x\n" }),
       createExisting: await count({ command: "create", path: "/memories/dir/b.md", file_text: "x\n" }),
-      strReplace: await count({ command: "str_replace", path: "/memories/dir/a.md", old_str: "one", new_str: "1" }),
-      insert: await count({ command: "insert", path: "/memories/dir/a.md", insert_line: 1, insert_text: "x" }),
+      strReplace: await count({
+        command: "str_replace",
+        path: "/memories/dir/a.md",
+        old_str: "one",
+        new_str: "1",
+      }),
+      insert: await count({
+        command: "insert",
+        path: "/memories/dir/a.md",
+        insert_line: 1,
+        insert_text: "x",
+      }),
       rename: await count({ command: "rename", old_path: "/memories/dir", new_path: "/memories/d2" }),
       delete: await count({ command: "delete", path: "/memories/d2/b.md" }),
     }).toEqual({
@@ -333,7 +393,9 @@ describe("round trips", () => {
     const count = (input: Record<string, unknown>) => counter.during(() => run(store, input));
     expect(await count({ command: "view", path: "/memories/dir/a.md" })).toBe(1);
     expect(await count({ command: "view", path: "/memories/dir" })).toBe(2);
-    expect(await count({ command: "str_replace", path: "/memories/dir/a.md", old_str: "one", new_str: "1" })).toBe(2);
+    expect(
+      await count({ command: "str_replace", path: "/memories/dir/a.md", old_str: "one", new_str: "1" }),
+    ).toBe(2);
     expect(await count({ command: "delete", path: "/memories/dir" })).toBe(1);
     expect(await counter.during(() => store.usage())).toBe(1);
     expect(await counter.during(() => store.sweep())).toBe(1);
@@ -344,7 +406,12 @@ describe("expiry", () => {
   const clocked = (seconds = 100) => {
     let now = 1_700_000_000_000;
     const store = pg.store({ expireAfterSeconds: seconds, clock: () => now });
-    return { store, advance: (ms: number) => (now += ms) };
+    return {
+      store,
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
   };
 
   it("treats a file not accessed for longer than the limit as missing at once", async () => {
@@ -377,9 +444,23 @@ describe("expiry", () => {
     }
     advance(9_000);
     await run(store, { command: "view", path: "/memories/dir/viewed.md", view_range: [1, 1] });
-    await run(store, { command: "insert", path: "/memories/dir/edited.md", insert_line: 0, insert_text: "x" });
-    await run(store, { command: "str_replace", path: "/memories/dir/unchanged.md", old_str: "absent", new_str: "y" });
-    await run(store, { command: "rename", old_path: "/memories/dir/moved.md", new_path: "/memories/other/moved.md" });
+    await run(store, {
+      command: "insert",
+      path: "/memories/dir/edited.md",
+      insert_line: 0,
+      insert_text: "x",
+    });
+    await run(store, {
+      command: "str_replace",
+      path: "/memories/dir/unchanged.md",
+      old_str: "absent",
+      new_str: "y",
+    });
+    await run(store, {
+      command: "rename",
+      old_path: "/memories/dir/moved.md",
+      new_path: "/memories/other/moved.md",
+    });
     await run(store, { command: "view", path: "/memories/dir" });
     await store.stat("/memories/dir/listed.md");
     advance(2_000);
@@ -415,7 +496,9 @@ describe("expiry", () => {
     advance(3_000);
     expect(await store.sweep()).toEqual({ paths: ["/memories/.h/2.md", "/memories/a/1.md"], bytes: 5 });
     expect(await store.sweep()).toEqual({ paths: [], bytes: 0 });
-    const rows = await pg.sql("SELECT path, kind FROM mem_files WHERE tenant = $1 ORDER BY path", [store.tenant]);
+    const rows = await pg.sql("SELECT path, kind FROM mem_files WHERE tenant = $1 ORDER BY path", [
+      store.tenant,
+    ]);
     expect(rows.rows).toEqual([
       { path: "/memories", kind: "r" },
       { path: "/memories/3.md", kind: "f" },
@@ -451,11 +534,16 @@ describe("atomicity", () => {
       while (renaming) {
         const listing = await reader.list(ROOT, 2);
         const paths = listing!.entries.map((entry) => entry.path);
-        seen.push(`${paths.filter((p) => p.startsWith("/memories/old/")).length}/${paths.filter((p) => p.startsWith("/memories/new/")).length}`);
+        seen.push(
+          `${paths.filter((p) => p.startsWith("/memories/old/")).length}/${paths.filter((p) => p.startsWith("/memories/new/")).length}`,
+        );
       }
     })();
     for (let round = 0; round < 6; round++) {
-      await store.rename(round % 2 === 0 ? "/memories/old" : "/memories/new", round % 2 === 0 ? "/memories/new" : "/memories/old");
+      await store.rename(
+        round % 2 === 0 ? "/memories/old" : "/memories/new",
+        round % 2 === 0 ? "/memories/new" : "/memories/old",
+      );
     }
     renaming = false;
     await readers;

@@ -6,18 +6,34 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killGroup, removeDirectory, trackDirectory, trackProcess } from "./cleanup.js";
 import { freePort } from "./ports.js";
-import { findOnPath, HOST, isExecutable, portIsFree, sleep, waitFor, watchProcessGroup } from "./process-tools.js";
+import {
+  findOnPath,
+  HOST,
+  isExecutable,
+  portIsFree,
+  sleep,
+  waitFor,
+  watchProcessGroup,
+} from "./process-tools.js";
 
 export interface StartPostgresOptions {
   /** The directory holding `initdb` and `postgres`; default: the newest `/usr/lib/postgresql/<ver>/bin`, else PATH. */
   binDir?: string;
   /**
-   * Server settings on top of the test defaults (`fsync=off`, `synchronous_commit=off`, loopback only,
+   * Server settings on top of the test defaults (`fsync=off`, loopback only,
    * no Unix socket), e.g. `{ default_transaction_read_only: "on" }`.
    */
   settings?: Record<string, string>;
@@ -67,7 +83,11 @@ export const findPostgresBinDir = (): string | undefined => {
   }
   const initdb = findOnPath("initdb");
   const postgres = findOnPath("postgres");
-  if (initdb && postgres && initdb.slice(0, initdb.lastIndexOf("/")) === postgres.slice(0, postgres.lastIndexOf("/"))) {
+  if (
+    initdb &&
+    postgres &&
+    initdb.slice(0, initdb.lastIndexOf("/")) === postgres.slice(0, postgres.lastIndexOf("/"))
+  ) {
     return initdb.slice(0, initdb.lastIndexOf("/"));
   }
   return undefined;
@@ -83,7 +103,9 @@ const serverIdentity = (): { uid: number; gid: number } | undefined => {
   const uid = Number(fields?.[2]);
   const gid = Number(fields?.[3]);
   if (!fields || !Number.isInteger(uid) || !Number.isInteger(gid) || uid === 0) {
-    throw missing("running as root, but there is no unprivileged `postgres` system user to run the server as");
+    throw missing(
+      "running as root, but there is no unprivileged `postgres` system user to run the server as",
+    );
   }
   return { uid, gid };
 };
@@ -147,14 +169,19 @@ export const startPostgres = async (options: StartPostgresOptions = {}): Promise
     unix_socket_directories: "",
     // In the data directory, so that nothing is left in /dev/shm when the server is killed.
     dynamic_shared_memory_type: "mmap",
+    // Nothing survives the test run, but a killed server must keep every commit it reported (kill()
+    // and start() simulate a crash): so commits wait for the WAL write, which the OS keeps, not for fsync.
     fsync: "off",
-    synchronous_commit: "off",
     full_page_writes: "off",
     max_connections: "200",
     log_min_messages: "warning",
     ...options.settings,
   };
-  const args = ["-D", dataDir, ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`])];
+  const args = [
+    "-D",
+    dataDir,
+    ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+  ];
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
 
   let child: ChildProcess | undefined;

@@ -32,7 +32,11 @@ export const findOnPath = (binary: string): string | undefined => {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` every 50 ms until it returns true; throws after `timeoutMs` with the last error. */
-export const waitFor = async (what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> => {
+export const waitFor = async (
+  what: string,
+  timeoutMs: number,
+  check: () => Promise<boolean>,
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
