@@ -97,14 +97,19 @@ BEGIN
   END LOOP;
 END $fn$;
 
--- Removes the tenant's files last accessed before p_cutoff. The caller holds the tenant's lock.
+-- Removes the tenant's files last accessed before p_cutoff, oldest first, each found by one probe of the
+-- access index (so the work is O(expired files), whatever the plan cache does). The caller holds the
+-- tenant's lock.
 CREATE OR REPLACE FUNCTION ${f("reclaim")}(p_tenant text, p_cutoff bigint)
 RETURNS TABLE (r_path text, r_size bigint) LANGUAGE plpgsql AS $fn$
 DECLARE
   r record;
 BEGIN
-  FOR r IN DELETE FROM ${t} x WHERE x.tenant = p_tenant AND x.kind = 'f' AND x.accessed_at < p_cutoff
-           RETURNING x.path, x.size LOOP
+  LOOP
+    SELECT x.path, x.size, x.accessed_at INTO r FROM ${t} x
+      WHERE x.tenant = p_tenant AND x.kind = 'f' ORDER BY x.accessed_at LIMIT 1;
+    EXIT WHEN NOT FOUND OR r.accessed_at >= p_cutoff;
+    DELETE FROM ${t} x WHERE x.tenant = p_tenant AND x.path = r.path;
     PERFORM ${f("adjust")}(p_tenant, r.path, -1, -r.size, -r.size);
     r_path := r.path;
     r_size := r.size;
@@ -115,10 +120,14 @@ END $fn$;
 -- For readers: reclaims expired files only when there are any, so reads take no lock otherwise.
 CREATE OR REPLACE FUNCTION ${f("expire")}(p_tenant text, p_cutoff bigint) RETURNS void
 LANGUAGE plpgsql AS $fn$
+DECLARE
+  oldest bigint;
 BEGIN
-  IF p_cutoff IS NOT NULL AND EXISTS (
-    SELECT 1 FROM ${t} x WHERE x.tenant = p_tenant AND x.kind = 'f' AND x.accessed_at < p_cutoff
-  ) THEN
+  IF p_cutoff IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT min(x.accessed_at) INTO oldest FROM ${t} x WHERE x.tenant = p_tenant AND x.kind = 'f';
+  IF oldest < p_cutoff THEN
     PERFORM ${f("lock")}(p_tenant);
     PERFORM ${f("reclaim")}(p_tenant, p_cutoff);
   END IF;
@@ -138,13 +147,14 @@ RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   cur record;
   anc text;
+  ancestors text[] := ${f("ancestors")}(p_path);
   v bigint;
   n bigint := octet_length(p_data);
 BEGIN
   PERFORM ${f("lock")}(p_tenant);
   IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
   SELECT x.path INTO anc FROM ${t} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (${f("ancestors")}(p_path)) AND x.kind = 'f' LIMIT 1;
+    WHERE x.tenant = p_tenant AND x.path = ANY (ancestors) AND x.kind = 'f' LIMIT 1;
   IF FOUND THEN
     RETURN QUERY SELECT 'notdir'::text, anc;
     RETURN;
@@ -157,7 +167,7 @@ BEGIN
     END IF;
     v := nextval('${f("versions")}');
     INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-      VALUES (p_tenant, p_path, 'f', (${f("ancestors")}(p_path))[1], p_data, v, n, 1, n, p_now);
+      VALUES (p_tenant, p_path, 'f', ancestors[1], p_data, v, n, 1, n, p_now);
     PERFORM ${f("adjust")}(p_tenant, p_path, 1, n, n);
   ELSE
     IF NOT FOUND OR cur.kind <> 'f' OR cur.version <> p_if_version THEN
@@ -207,6 +217,7 @@ RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   src record;
   anc text;
+  ancestors text[] := ${f("ancestors")}(p_to);
   n int := length(p_from);
 BEGIN
   PERFORM ${f("lock")}(p_tenant);
@@ -227,13 +238,13 @@ BEGIN
     RETURN;
   END IF;
   SELECT x.path INTO anc FROM ${t} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (${f("ancestors")}(p_to)) AND x.kind = 'f' LIMIT 1;
+    WHERE x.tenant = p_tenant AND x.path = ANY (ancestors) AND x.kind = 'f' LIMIT 1;
   IF FOUND THEN
     RETURN QUERY SELECT 'notdir'::text, anc;
     RETURN;
   END IF;
   PERFORM ${f("adjust")}(p_tenant, p_from, -src.files, -src.bytes, -src.size);
-  UPDATE ${t} x SET path = p_to, parent = (${f("ancestors")}(p_to))[1],
+  UPDATE ${t} x SET path = p_to, parent = ancestors[1],
                     accessed_at = CASE WHEN x.kind = 'f' THEN p_now ELSE x.accessed_at END
     WHERE x.tenant = p_tenant AND x.path = p_from;
   IF src.kind = 'd' THEN
