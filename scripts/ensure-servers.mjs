@@ -40,7 +40,10 @@ const postgresBinDir = () => {
 
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
 // PostgreSQL refuses to run as root: as root, the testkit runs it as the `postgres` system user.
-const hasPostgresUser = () => readFileSync("/etc/passwd", "utf8").split("\n").some((line) => line.startsWith("postgres:"));
+const hasPostgresUser = () =>
+  readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .some((line) => line.startsWith("postgres:"));
 
 const SERVERS = [
   {

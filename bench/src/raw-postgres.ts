@@ -36,7 +36,10 @@ const rawPgTool = (pool: pg.Pool, ns: string): Tool => {
         entries.set(row.path, Number(row.size));
       }
     }
-    return listingText(path, [...entries].map(([p, size]) => ({ path: p, size })));
+    return listingText(
+      path,
+      [...entries].map(([p, size]) => ({ path: p, size })),
+    );
   };
   const run = async (input: ToolInput): Promise<ToolOutcome> => {
     const path = String(input["path"] ?? input["old_path"]);

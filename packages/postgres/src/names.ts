@@ -3,6 +3,9 @@
 /** Lower-case letters, digits and `_`, starting with a letter or `_`: never needs case folding or escaping. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
+export const DEFAULT_SCHEMA = "public";
+export const DEFAULT_TABLE = "mem_files";
+
 /** Longest table name: PostgreSQL cuts identifiers at 63 bytes, and derived names add up to 14. */
 export const MAX_TABLE_LENGTH = 48;
 

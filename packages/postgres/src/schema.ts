@@ -10,7 +10,15 @@
  * `files` is 1 and `size` = `bytes` = the content's length. So a listing reads only the rows it shows,
  * and `usage()` reads one row.
  */
-import { fn, type SqlNames } from "./names.js";
+import {
+  checkIdentifier,
+  DEFAULT_SCHEMA,
+  DEFAULT_TABLE,
+  fn,
+  MAX_TABLE_LENGTH,
+  type SqlNames,
+  sqlNames,
+} from "./names.js";
 
 /** Bumped by every release that changes what `migrationSql` creates. */
 export const SCHEMA_VERSION = 1;
@@ -319,3 +327,21 @@ INSERT INTO ${t} (tenant, path, kind, version) VALUES ('', '', 'v', ${SCHEMA_VER
 /** The schema version recorded in the table. */
 export const versionSql = (n: SqlNames): string =>
   `SELECT version FROM ${n.table} WHERE tenant = '' AND path = '' AND kind = 'v'`;
+
+/**
+ * Everything the store creates on first use (table, indexes, sequence, functions, version row), for a
+ * database owner to run when the application's role may not create objects.
+ *
+ * @example
+ * ```ts
+ * import { schemaSql } from "@mem/postgres";
+ * console.log(schemaSql({ schema: "app", table: "memories" }));
+ * ```
+ */
+export const schemaSql = (options: { schema?: string; table?: string } = {}): string =>
+  `BEGIN;\n${migrationSql(
+    sqlNames(
+      checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63),
+      checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH),
+    ),
+  )}\nCOMMIT;\n`;

@@ -22,7 +22,15 @@ import {
 } from "@mem/core";
 import pg from "pg";
 import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
-import { checkIdentifier, fn, MAX_TABLE_LENGTH, type SqlNames, sqlNames } from "./names.js";
+import {
+  checkIdentifier,
+  DEFAULT_SCHEMA,
+  DEFAULT_TABLE,
+  fn,
+  MAX_TABLE_LENGTH,
+  type SqlNames,
+  sqlNames,
+} from "./names.js";
 import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
@@ -166,8 +174,8 @@ export class PostgresStore implements MemoryStore {
       return;
     }
     checkOptions(options);
-    const schema = checkIdentifier("schema", options.schema ?? "public", 63);
-    const table = checkIdentifier("table", options.table ?? "mem_files", MAX_TABLE_LENGTH);
+    const schema = checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63);
+    const table = checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH);
     this.tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
     let pool: pg.Pool;
     if ("pool" in options) {

@@ -17,7 +17,13 @@ const worker = (args: string[]): Promise<{ code: number | null; stderr: string }
   new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--conditions=@mem/source", "--import", "tsx", join(packageDir, "test", "fixtures", "insert-worker.ts"), ...args],
+      [
+        "--conditions=@mem/source",
+        "--import",
+        "tsx",
+        join(packageDir, "test", "fixtures", "insert-worker.ts"),
+        ...args,
+      ],
       { cwd: packageDir, stdio: ["pipe", "ignore", "pipe"] },
     );
     let stderr = "";
@@ -28,20 +34,26 @@ const worker = (args: string[]): Promise<{ code: number | null; stderr: string }
     child.stdin.end(db.server.url);
   });
 
-it("loses no edit when 4 processes, each with its own pool, edit one file concurrently", { timeout: 180_000 }, async () => {
-  const store = db.store();
-  await store.write("/memories/log.txt", new TextEncoder().encode("END\n"), { ifAbsent: true });
-  const workers = 4;
-  const perWorker = 24;
-  const exits = await Promise.all(
-    Array.from({ length: workers }, (_, w) => worker([store.tenant, "/memories/log.txt", `w${w}`, String(perWorker)])),
-  );
-  for (const exit of exits) expect(exit).toEqual({ code: 0, stderr: "" });
-  const lines = textOf((await store.read("/memories/log.txt"))!.data).split("\n");
-  const expected = Array.from({ length: workers }, (_, w) =>
-    Array.from({ length: perWorker }, (_, i) => `w${w}-${i}`),
-  ).flat();
-  expect(lines.filter((line) => line.startsWith("w")).sort()).toEqual(expected.sort());
-  expect(lines.filter((line) => line === "END")).toHaveLength(1);
-  expect(await store.usage()).toEqual({ files: 1, bytes: lines.join("\n").length });
-});
+it(
+  "loses no edit when 4 processes, each with its own pool, edit one file concurrently",
+  { timeout: 180_000 },
+  async () => {
+    const store = db.store();
+    await store.write("/memories/log.txt", new TextEncoder().encode("END\n"), { ifAbsent: true });
+    const workers = 4;
+    const perWorker = 24;
+    const exits = await Promise.all(
+      Array.from({ length: workers }, (_, w) =>
+        worker([store.tenant, "/memories/log.txt", `w${w}`, String(perWorker)]),
+      ),
+    );
+    for (const exit of exits) expect(exit).toEqual({ code: 0, stderr: "" });
+    const lines = textOf((await store.read("/memories/log.txt"))!.data).split("\n");
+    const expected = Array.from({ length: workers }, (_, w) =>
+      Array.from({ length: perWorker }, (_, i) => `w${w}-${i}`),
+    ).flat();
+    expect(lines.filter((line) => line.startsWith("w")).sort()).toEqual(expected.sort());
+    expect(lines.filter((line) => line === "END")).toHaveLength(1);
+    expect(await store.usage()).toEqual({ files: 1, bytes: lines.join("\n").length });
+  },
+);

@@ -1,6 +1,6 @@
 import { executeCommand, InMemoryStore, listingFromFiles, type MemoryStore, ROOT } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresStore, SCHEMA_VERSION } from "../src/index.js";
+import { PostgresStore, SCHEMA_VERSION, schemaSql } from "../src/index.js";
 import { bytes, QueryCounter, TestPostgres, textOf } from "./support.js";
 
 let pg: TestPostgres;
@@ -136,6 +136,17 @@ describe("schema", () => {
     expect(results.every((result) => !result.isError)).toBe(true);
     const rows = await pg.sql(`SELECT count(*) AS n FROM ${table} WHERE kind = 'f'`);
     expect(Number(rows.rows[0].n)).toBe(6);
+  });
+
+  it("uses a table made beforehand with schemaSql() without creating anything", async () => {
+    const table = pg.freshTable();
+    await pg.sql(schemaSql({ table }));
+    const counter = new QueryCounter();
+    const store = new PostgresStore({ pool: counter.attach(pg.pool()), table });
+    expect(await counter.during(() => store.check())).toBe(2);
+    expect(counter.texts.some((text) => /CREATE/.test(text))).toBe(false);
+    await create(store, "/memories/a.md", "a");
+    expect(() => schemaSql({ table: "Bad Name" })).toThrow(TypeError);
   });
 
   it("refuses a table created by a newer release", async () => {

@@ -24,7 +24,10 @@ describe("startPostgres", () => {
     const server = await startPostgres({ settings: { application_name: "testkit" } });
     started.push(server);
     expect(server.url).toBe(`postgres://postgres:${server.password}@127.0.0.1:${server.port}/postgres`);
-    const rows = await query(server.url, "SELECT current_user AS u, current_setting('listen_addresses') AS l");
+    const rows = await query(
+      server.url,
+      "SELECT current_user AS u, current_setting('listen_addresses') AS l",
+    );
     expect(rows.rows[0]).toEqual({ u: "postgres", l: "127.0.0.1" });
     await expect(query(server.url.replace(server.password, "wrong"), "SELECT 1")).rejects.toMatchObject({
       code: "28P01",
