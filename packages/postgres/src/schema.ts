@@ -49,12 +49,6 @@ export const migrationSql = (n: SqlNames): string => {
   // are r_*, so no column can be mistaken for a variable.
   return `${tableSql(n)}
 
-CREATE OR REPLACE FUNCTION ${f("ancestors")}(p text) RETURNS text[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
-  SELECT coalesce(array_agg(left(p, i - 1) ORDER BY i DESC), '{}')
-  FROM generate_series(10, length(p)) AS i WHERE substr(p, i, 1) = '/'
-$fn$;
-
 CREATE OR REPLACE FUNCTION ${f("hidden")}(name text) RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
   SELECT left(name, 1) = '.' OR name = 'node_modules'
@@ -149,20 +143,20 @@ BEGIN
 END $fn$;
 
 -- p_if_version NULL: create only if nothing is at p_path. Otherwise replace the file with that version.
-CREATE OR REPLACE FUNCTION ${f("write")}(p_tenant text, p_path text, p_data bytea, p_if_version bigint,
-                                         p_now bigint, p_cutoff bigint)
+-- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
+CREATE OR REPLACE FUNCTION ${f("write")}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
+                                         p_if_version bigint, p_now bigint, p_cutoff bigint)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   cur record;
   anc text;
-  ancestors text[] := ${f("ancestors")}(p_path);
   v bigint;
   n bigint := octet_length(p_data);
 BEGIN
   PERFORM ${f("lock")}(p_tenant);
   IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
   SELECT x.path INTO anc FROM ${t} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (ancestors) AND x.kind = 'f' LIMIT 1;
+    WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
   IF FOUND THEN
     RETURN QUERY SELECT 'notdir'::text, anc;
     RETURN;
@@ -175,7 +169,7 @@ BEGIN
     END IF;
     v := nextval('${f("versions")}');
     INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-      VALUES (p_tenant, p_path, 'f', ancestors[1], p_data, v, n, 1, n, p_now);
+      VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, v, n, 1, n, p_now);
     PERFORM ${f("adjust")}(p_tenant, p_path, 1, n, n);
   ELSE
     IF NOT FOUND OR cur.kind <> 'f' OR cur.version <> p_if_version THEN
@@ -220,12 +214,13 @@ BEGIN
   RETURN true;
 END $fn$;
 
-CREATE OR REPLACE FUNCTION ${f("rename")}(p_tenant text, p_from text, p_to text, p_now bigint, p_cutoff bigint)
+-- p_ancestors: the proper ancestors of p_to, nearest first, ending with /memories.
+CREATE OR REPLACE FUNCTION ${f("rename")}(p_tenant text, p_from text, p_to text, p_ancestors text[],
+                                          p_now bigint, p_cutoff bigint)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   src record;
   anc text;
-  ancestors text[] := ${f("ancestors")}(p_to);
   n int := length(p_from);
 BEGIN
   PERFORM ${f("lock")}(p_tenant);
@@ -246,13 +241,13 @@ BEGIN
     RETURN;
   END IF;
   SELECT x.path INTO anc FROM ${t} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (ancestors) AND x.kind = 'f' LIMIT 1;
+    WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
   IF FOUND THEN
     RETURN QUERY SELECT 'notdir'::text, anc;
     RETURN;
   END IF;
   PERFORM ${f("adjust")}(p_tenant, p_from, -src.files, -src.bytes, -src.size);
-  UPDATE ${t} x SET path = p_to, parent = ancestors[1],
+  UPDATE ${t} x SET path = p_to, parent = p_ancestors[1],
                     accessed_at = CASE WHEN x.kind = 'f' THEN p_now ELSE x.accessed_at END
     WHERE x.tenant = p_tenant AND x.path = p_from;
   IF src.kind = 'd' THEN

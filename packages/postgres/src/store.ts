@@ -1,5 +1,6 @@
 import {
   AlreadyExistsError,
+  ancestorsOf,
   backoffDelay,
   ConflictError,
   checkTenant,
@@ -104,9 +105,9 @@ const statements = (n: SqlNames) => {
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
     list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6)`),
+    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
-    rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5)`),
+    rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
     usage: named(
       "usage",
       `SELECT files AS r_files, bytes AS r_bytes FROM ${n.table} WHERE tenant = $1 AND path = '/memories'`,
@@ -261,7 +262,15 @@ export class PostgresStore implements MemoryStore {
       if (!/^[0-9]{1,18}$/.test(condition.ifVersion)) throw new ConflictError(path);
       expected = condition.ifVersion;
     }
-    const values = [this.tenant, path, rawBytes(data), expected, this.#now(), this.#cutoff()];
+    const values = [
+      this.tenant,
+      path,
+      ancestorsOf(path),
+      rawBytes(data),
+      expected,
+      this.#now(),
+      this.#cutoff(),
+    ];
     const row = (await this.#run(this.#shared.sql.write, values, true)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
@@ -283,7 +292,7 @@ export class PostgresStore implements MemoryStore {
   }
 
   async rename(from: string, to: string): Promise<void> {
-    const values = [this.tenant, from, to, this.#now(), this.#cutoff()];
+    const values = [this.tenant, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
     const row = (await this.#run(this.#shared.sql.rename, values, true)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
