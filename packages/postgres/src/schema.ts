@@ -155,11 +155,14 @@ DECLARE
 BEGIN
   PERFORM ${f("lock")}(p_tenant);
   IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
-  SELECT x.path INTO anc FROM ${t} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
-  IF FOUND THEN
-    RETURN QUERY SELECT 'notdir'::text, anc;
-    RETURN;
+  -- An edit needs no look at the ancestors: a file with that version has none that is a file.
+  IF p_if_version IS NULL THEN
+    SELECT x.path INTO anc FROM ${t} x
+      WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
+    IF FOUND THEN
+      RETURN QUERY SELECT 'notdir'::text, anc;
+      RETURN;
+    END IF;
   END IF;
   SELECT x.kind, x.version, x.size INTO cur FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_path;
   IF p_if_version IS NULL THEN
