@@ -45,7 +45,7 @@ export const defaultConfig: BenchConfig = {
   concurrency: { agents: 16, insertsPerAgent: 25 },
   accountingOps: 20,
   seedConcurrency: 8,
-  childTimeoutMs: 180_000,
+  childTimeoutMs: 360_000,
 };
 
 export const quickConfig: BenchConfig = {

@@ -1,13 +1,21 @@
 /** The implementations the bench compares, with what each one promises about durability. */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { anchorBackend } from "./anchor.js";
-import { encryptedFsBackend, fsBackend, memoryBackend, redisBackend, s3Backend } from "./ours.js";
+import {
+  encryptedFsBackend,
+  fsBackend,
+  memoryBackend,
+  postgresBackend,
+  redisBackend,
+  s3Backend,
+} from "./ours.js";
+import type { PgCounters } from "./pg-counters.js";
 import type { RedisCounters } from "./redis-counters.js";
 import type { Backend, ChildEnv } from "./subject.js";
 import { Unavailable } from "./subject.js";
 
 export type Kind = "anchor" | "ours" | "raw";
-export type Family = "fs" | "memory" | "redis" | "s3";
+export type Family = "fs" | "memory" | "redis" | "s3" | "postgres";
 
 export interface ImplementationInfo {
   name: string;
@@ -16,13 +24,15 @@ export interface ImplementationInfo {
   label: string;
   durability: string;
   /** The server the parent must start for it. */
-  needs?: "redis" | "s3";
+  needs?: "redis" | "s3" | "postgres";
 }
 
 /** Hooks the child hands to factories: request counters and clients bound to the parent's servers. */
 export interface Hooks {
   /** Counting Redis clients; undefined without a redis-server. */
   redis: RedisCounters | undefined;
+  /** Counting PostgreSQL pools; undefined without a PostgreSQL server. */
+  postgres: PgCounters | undefined;
   s3RequestCounters: () => Promise<Record<string, number>>;
   s3Client: () => Promise<{ client: S3Client; destroy: () => void }>;
 }
@@ -73,6 +83,14 @@ export const IMPLEMENTATIONS: readonly ImplementationInfo[] = [
     needs: "s3",
   },
   {
+    name: "postgres",
+    kind: "ours",
+    family: "postgres",
+    label: "executeCommand + PostgresStore (local PostgreSQL)",
+    durability: "commit waits for the WAL write; the bench server runs with fsync=off",
+    needs: "postgres",
+  },
+  {
     name: "raw-fs",
     kind: "raw",
     family: "fs",
@@ -95,6 +113,14 @@ export const IMPLEMENTATIONS: readonly ImplementationInfo[] = [
     durability: "as the object store",
     needs: "s3",
   },
+  {
+    name: "raw-postgres",
+    kind: "raw",
+    family: "postgres",
+    label: "raw pg: SELECT / UPDATE / INSERT / DELETE on one table",
+    durability: "as postgres",
+    needs: "postgres",
+  },
 ];
 
 export const createBackend = async (name: string, env: ChildEnv, hooks: Hooks): Promise<Backend> => {
@@ -111,8 +137,14 @@ export const createBackend = async (name: string, env: ChildEnv, hooks: Hooks): 
       return redisBackend(env, hooks.redis);
     case "s3":
       return s3Backend(env, hooks.s3RequestCounters, hooks.s3Client);
+    case "postgres":
+      return postgresBackend(hooks.postgres);
     case "raw-fs":
       return (await import("./raw-fs.js")).rawFsBackend(env);
+    case "raw-postgres": {
+      if (!hooks.postgres) throw new Unavailable("no PostgreSQL server (see the run's log)");
+      return (await import("./raw-postgres.js")).rawPostgresBackend(hooks.postgres);
+    }
     case "raw-redis": {
       if (!hooks.redis) throw new Unavailable("no redis-server (see the run's log)");
       return (await import("./raw-redis.js")).rawRedisBackend(hooks.redis);

@@ -2,11 +2,11 @@
  * `pnpm bench [--quick] [--only=name,name]`: runs every implementation through every workload, each in
  * its own child process, then writes results/results.md and results/results.json (results-quick.* with
  * --quick) and prints the tables.
- * Servers (redis-server, s3rver + proxy) run in this process's care and are stopped at the end, even on
+ * Servers (redis-server, PostgreSQL, s3rver + proxy) run in this process's care and are stopped at the end, even on
  * error or interruption; temporary directories are removed.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,10 @@ import { type ChildEnv, messageOf } from "./subject.js";
 import type { ChildMessage, ParentMessage, WorkerResult } from "./worker.js";
 
 interface RedisHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+interface PostgresHandle {
   url: string;
   stop(): Promise<void>;
 }
@@ -84,6 +88,9 @@ const startServers = async (env: ChildEnv, problems: Map<string, string>) => {
   const savedTmp = process.env["TMPDIR"];
   process.env["TMPDIR"] = join(env.tmpDir, "servers");
   mkdirSync(process.env["TMPDIR"], { recursive: true });
+  // As root, PostgreSQL runs as the postgres system user, which must be able to reach its directory.
+  chmodSync(env.tmpDir, 0o711);
+  chmodSync(process.env["TMPDIR"], 0o711);
   try {
     return await startServersIn(env, problems, needs);
   } finally {
@@ -99,6 +106,7 @@ const startServersIn = async (
 ) => {
   let testkit: {
     startRedis(): Promise<RedisHandle>;
+    startPostgres(): Promise<PostgresHandle>;
     startS3(): Promise<S3Handle>;
   };
   try {
@@ -107,6 +115,7 @@ const startServersIn = async (
     const reason = `@mem/testkit does not load: ${messageOf(error)}`;
     problems.set("redis", reason);
     problems.set("s3", reason);
+    problems.set("postgres", reason);
     return undefined;
   }
   let s3: S3Handle | undefined;
@@ -118,6 +127,16 @@ const startServersIn = async (
       log(`redis-server: ${redis.url}`);
     } catch (error) {
       problems.set("redis", `redis-server did not start: ${messageOf(error).split("\n")[0]}`);
+    }
+  }
+  if (needs.has("postgres")) {
+    try {
+      const postgres = await testkit.startPostgres();
+      cleanups.push(() => postgres.stop());
+      env.postgresUrl = postgres.url;
+      log("PostgreSQL: started on a loopback port");
+    } catch (error) {
+      problems.set("postgres", `PostgreSQL did not start: ${messageOf(error).split("\n")[0]}`);
     }
   }
   if (needs.has("s3")) {
@@ -243,7 +262,7 @@ const main = async (): Promise<void> => {
       loadAverage: { start: loadAtStart, end: loadavg()[0] ?? 0 },
     },
     notes: [
-      "One process per implementation (forked, same Node flags); peak RSS is that child's, sampled every 5 ms during each phase. Servers (redis-server, s3rver and its proxy) run outside the child and are not counted.",
+      "One process per implementation (forked, same Node flags); peak RSS is that child's, sampled every 5 ms during each phase. Servers (redis-server, PostgreSQL, s3rver and its proxy) run outside the child and are not counted.",
       "S3 runs go through the testkit's precondition-enforcing proxy in front of s3rver (needed for conditional writes); raw S3 uses the same proxy.",
       "Latencies are per tool command, measured in the child around the call; ops/s is commands completed per second of wall time, one agent at a time except in the concurrency runs.",
       "Ratios: 'vs anchor' and 'vs raw' divide this implementation's ops/s by theirs (higher is better); the listing columns divide the anchor's (or the raw baseline's) p50 by this one's (higher is better).",

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { type ExecuteOptions, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import type { Redis, RedisOptions } from "ioredis";
+import type { PgCounters } from "./pg-counters.js";
 import type { RedisCounters } from "./redis-counters.js";
 import { s3BulkSeeder, s3PrefixOf } from "./s3-seed.js";
 import { type Backend, type ChildEnv, messageOf, type Tool, Unavailable } from "./subject.js";
@@ -109,6 +110,19 @@ export const redisBackend = async (env: ChildEnv, counters: RedisCounters | unde
       requestCounters: () => counters.totals(),
     },
   );
+};
+
+type PostgresStoreClass = Constructor<[{ pool: unknown; tenant: string }], MemoryStore>;
+
+export const postgresBackend = async (counters: PgCounters | undefined): Promise<Backend> => {
+  if (!counters) throw new Unavailable("no PostgreSQL server (see the run's log)");
+  const PostgresStore = await load<PostgresStoreClass>("@mem/postgres", "PostgresStore");
+  // One pool (one connection) per tool instance, as separate processes would have; pools are ours (to
+  // count their statements), so the store does not end them.
+  return storeBackend(async (ns) => new PostgresStore({ pool: counters.pool(), tenant: `bench-${ns}` }), {
+    requestCounters: () => counters.totals(),
+    cleanup: () => counters.close(),
+  });
 };
 
 type S3StoreClass = Constructor<[{ client: unknown; bucket: string; prefix: string }], MemoryStore>;

@@ -145,6 +145,12 @@ export const computeTargets = (all: ImplementationReport[]): Target[] => {
     (v) => `${(v * 100).toFixed(0)}%`,
   );
   check(
+    "Postgres ≥ 70% of raw pg ops/s (agent mix)",
+    ratio(mix("postgres")?.opsPerSec, mix("raw-postgres")?.opsPerSec),
+    (v) => v >= 0.7,
+    (v) => `${(v * 100).toFixed(0)}%`,
+  );
+  check(
     "encrypted ≤ 1.25x the latency of plain fs (agent mix, mean)",
     ratio(mix("encrypted-fs")?.meanMs, mix("fs")?.meanMs),
     (v) => v <= 1.25,
@@ -341,7 +347,7 @@ export const renderMarkdown = (report: RunReport): string => {
     out.push("## Backend requests per command");
     out.push("");
     out.push(
-      "Redis: round trips = commands our clients sent (a pipeline of n counts n); server commands = INFO commandstats, including commands run inside Lua scripts. S3: HTTP requests counted at the proxy.",
+      "Redis: round trips = commands our clients sent (a pipeline of n counts n); server commands = INFO commandstats, including commands run inside Lua scripts. Postgres: round trips = statements our pools sent. S3: HTTP requests counted at the proxy.",
     );
     out.push("");
     const rows: string[][] = [];

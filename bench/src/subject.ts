@@ -17,7 +17,7 @@ export interface Tool {
 /** One implementation's storage, set up inside the child process that benchmarks it. */
 export interface Backend {
   /**
-   * A tool over namespace `ns` (an fs directory, a Redis prefix, an S3 prefix). Every call returns a
+   * A tool over namespace `ns` (an fs directory, a Redis prefix, an S3 prefix, a Postgres tenant). Every call returns a
    * separate instance over the same data, like another process would have.
    */
   open(ns: string): Promise<Tool>;
@@ -40,6 +40,7 @@ export interface ChildEnv {
   /** A directory the child may use; the parent removes it at the end. */
   tmpDir: string;
   redisUrl?: string;
+  postgresUrl?: string;
   s3?: {
     endpoint: string;
     /** s3rver without the proxy: no precondition checks, no request accounting; used for bulk seeding. */

@@ -6,6 +6,7 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import type { BenchConfig } from "./config.js";
 import { createBackend, type Hooks, IMPLEMENTATIONS } from "./implementations.js";
+import { PgCounters } from "./pg-counters.js";
 import { RedisCounters } from "./redis-counters.js";
 import { countTornReads } from "./s3-torn.js";
 import { mib } from "./stats.js";
@@ -73,6 +74,7 @@ const benchmark = async (name: string, env: ChildEnv, config: BenchConfig): Prom
   const tornReads = () => tornCounters.reduce((sum, counter) => sum + counter.torn(), 0);
   const hooks: Hooks = {
     redis,
+    postgres: env.postgresUrl ? new PgCounters(env.postgresUrl) : undefined,
     s3RequestCounters: async () => ({ "HTTP requests": await askS3Requests(), "torn reads": tornReads() }),
     async s3Client() {
       if (!env.s3) throw new Unavailable("no S3 server");

@@ -1,5 +1,5 @@
 export * from "./ports.js";
-export * from "./process.js";
+export * from "./postgres.js";
 export * from "./redis.js";
 export * from "./rgw.js";
 export * from "./s3.js";

@@ -2,16 +2,15 @@
  * Real `redis-server` processes for tests: a single server or a Redis Cluster, on free loopback ports,
  * in throw-away directories, never persisted, and always killed when the test process ends.
  */
-import { type ChildProcess, execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { killGroup, removeDirectory, trackDirectory } from "./cleanup.js";
+import { killGroup, removeDirectory, trackDirectory, trackProcess } from "./cleanup.js";
 import { freePort } from "./ports.js";
-import { findOnPath, portIsFree, spawnWatched, waitFor } from "./process.js";
+import { findOnPath, HOST, portIsFree, waitFor, watchProcessGroup } from "./process-tools.js";
 
-const HOST = "127.0.0.1";
 const CLUSTER_BUS_OFFSET = 10_000;
 
 export interface StartRedisOptions {
@@ -56,14 +55,14 @@ export interface RedisCluster {
 
 // ---------------------------------------------------------------------------------------------------
 // Every server runs in its own process group; cleanup.ts kills the groups still running and removes
-// their directories when the test process exits or is signalled. A watchdog shell also kills the server
-// when our stdin pipe closes, which covers the test process being SIGKILLed.
+// their directories when the test process exits or is signalled, and a watchdog (process-tools.ts) kills
+// it when the test process is SIGKILLed.
 
 const missingBinary = (binary: string): Error =>
   new Error(
     `REDIS TESTS CANNOT RUN: \`${binary}\` was not found or is not executable. ` +
       "Install Redis (Debian/Ubuntu: `apt-get install -y redis-server`, macOS: `brew install redis`) " +
-      "or run `node scripts/ensure-redis.mjs`.",
+      "or run `node scripts/ensure-servers.mjs`.",
   );
 
 // ---------------------------------------------------------------------------------------------------
@@ -194,15 +193,24 @@ const createServerHandle = (config: ServerConfig): RedisServer => {
       "",
       ...config.args,
     ];
-    const spawned = spawnWatched(config.binary, serverArgs);
-    child = spawned.child;
-    spawned.onOutput((text) => {
-      output = (output + text).slice(-4_000);
-    });
+    const spawned = spawn(config.binary, serverArgs, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = spawned;
+    const untrack = trackProcess(spawned);
+    const collect = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-4_000);
+    };
+    spawned.stdout?.on("data", collect);
+    spawned.stderr?.on("data", collect);
+    spawned.once("error", (error) => collect(Buffer.from(`spawn failed: ${error.message}\n`)));
     let exitedEarly = false;
-    exited = spawned.exited.then(() => {
-      exitedEarly = true;
+    exited = new Promise((resolve) => {
+      spawned.once("close", () => {
+        exitedEarly = true;
+        untrack();
+        resolve();
+      });
     });
+    watchProcessGroup(spawned, exited);
     try {
       await waitFor(`redis-server on port ${config.port} to answer PING`, config.startTimeoutMs, async () => {
         if (exitedEarly) throw new Error("redis-server exited");

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { removeDirectory, trackDirectory } from "./cleanup.js";
 import { freePort } from "./ports.js";
-import { findOnPath, spawnWatched, type WatchedProcess, waitFor } from "./process.js";
+import { findOnPath, spawnWatched, type WatchedProcess, waitFor } from "./process-tools.js";
 import type { S3Credentials } from "./s3.js";
 
 const HOST = "127.0.0.1";

@@ -1,6 +1,6 @@
 /**
- * Running server processes for tests: finding binaries, spawning a server in its own process group with a
- * watchdog, and waiting for it to answer. Shared by every starter in this package.
+ * What the server starters share: finding binaries, waiting for a condition, checking a port, and the
+ * watchdog that kills a server's process group when the test process dies in any way.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
@@ -8,13 +8,9 @@ import { createServer } from "node:net";
 import { delimiter, join } from "node:path";
 import { trackProcess } from "./cleanup.js";
 
-const HOST = "127.0.0.1";
+export const HOST = "127.0.0.1";
 
-// Kills process group $0 as soon as its stdin closes: the parent closes it when it stops the server, and
-// the kernel closes it when the parent dies in any way (even SIGKILL), so no server outlives the tests.
-const WATCHDOG = `while read -r _; do :; done; kill -9 -"$0" 2>/dev/null`;
-
-const isExecutable = (file: string): boolean => {
+export const isExecutable = (file: string): boolean => {
   try {
     accessSync(file, constants.X_OK);
     return true;
@@ -23,7 +19,7 @@ const isExecutable = (file: string): boolean => {
   }
 };
 
-/** The absolute path of `binary` on PATH (or `binary` itself when it is a path); `undefined` if absent. */
+/** `binary` itself when it holds a `/`, else the first executable of that name on PATH. */
 export const findOnPath = (binary: string): string | undefined => {
   if (binary.includes("/")) return isExecutable(binary) ? binary : undefined;
   for (const dir of (process.env["PATH"] ?? "").split(delimiter)) {
@@ -34,9 +30,9 @@ export const findOnPath = (binary: string): string | undefined => {
   return undefined;
 };
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls `check` every 50 ms until it returns true; throws naming `what` after `timeoutMs`. */
+/** Polls `check` every 50 ms until it returns true; throws after `timeoutMs` with the last error. */
 export const waitFor = async (
   what: string,
   timeoutMs: number,
@@ -56,7 +52,6 @@ export const waitFor = async (
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
 };
 
-/** True when nothing listens on `port` of 127.0.0.1. */
 export const portIsFree = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const server = createServer();
@@ -64,6 +59,22 @@ export const portIsFree = (port: number): Promise<boolean> =>
     server.once("error", () => resolve(false));
     server.listen(port, HOST, () => server.close(() => resolve(true)));
   });
+
+// Kills process group $0 as soon as its stdin closes: the parent closes it when it stops the server, and
+// the kernel closes it when the parent dies in any way (even SIGKILL), so no server outlives the tests.
+const WATCHDOG = `while read -r _; do :; done; kill -9 -"$0" 2>/dev/null`;
+
+/**
+ * Starts the watchdog for `child` (spawned `detached`, so it leads its own process group). It is stopped
+ * by signal once `exited` settles, not by closing its stdin, so it never acts on a process group id that
+ * the system may already have handed to someone else.
+ */
+export const watchProcessGroup = (child: ChildProcess, exited: Promise<void>): void => {
+  if (child.pid === undefined) return;
+  const watchdog = spawn("sh", ["-c", WATCHDOG, String(child.pid)], { stdio: ["pipe", "ignore", "ignore"] });
+  watchdog.unref();
+  void exited.then(() => watchdog.kill("SIGKILL"));
+};
 
 /** A server process started by `spawnWatched`. */
 export interface WatchedProcess {

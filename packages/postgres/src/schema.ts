@@ -1,0 +1,345 @@
+/**
+ * The table, its indexes, and the functions that run each command in one statement, created on first
+ * use. Paths, tenants and contents only ever reach SQL as bound parameters; the only text put into SQL
+ * here is the validated schema and table names.
+ *
+ * Rows: `f` a file, `d` a directory (kept while files lie beneath it), `r` a tenant's `/memories` (its
+ * totals and the lock its writers take), `v` the schema version (tenant `''`, which no tenant id can be).
+ * Aggregates: for `d` and `r` rows, `files` and `bytes` count every file beneath, `size` the listed ones
+ * (SPEC §4: nothing under a hidden or `node_modules` name, relative to that directory); for `f` rows,
+ * `files` is 1 and `size` = `bytes` = the content's length. So a listing reads only the rows it shows,
+ * and `usage()` reads one row.
+ */
+import {
+  checkIdentifier,
+  DEFAULT_SCHEMA,
+  DEFAULT_TABLE,
+  fn,
+  MAX_TABLE_LENGTH,
+  type SqlNames,
+  sqlNames,
+} from "./names.js";
+
+/** Bumped by every release that changes what `migrationSql` creates. */
+export const SCHEMA_VERSION = 1;
+
+/** The DDL, for the README and for databases where the store may not create tables itself. */
+export const tableSql = (n: SqlNames): string => `CREATE TABLE IF NOT EXISTS ${n.table} (
+  tenant      text COLLATE "C" NOT NULL,
+  path        text COLLATE "C" NOT NULL,
+  kind        "char" NOT NULL,
+  parent      text COLLATE "C",
+  content     bytea,
+  version     bigint NOT NULL DEFAULT 0,
+  size        bigint NOT NULL DEFAULT 0,
+  files       bigint NOT NULL DEFAULT 0,
+  bytes       bigint NOT NULL DEFAULT 0,
+  accessed_at bigint,
+  PRIMARY KEY (tenant, path)
+);
+CREATE INDEX IF NOT EXISTS "${n.bare}_children" ON ${n.table} (tenant, parent, path);
+CREATE INDEX IF NOT EXISTS "${n.bare}_access" ON ${n.table} (tenant, accessed_at) WHERE kind = 'f';
+CREATE SEQUENCE IF NOT EXISTS ${fn(n, "versions")};`;
+
+/** Everything the store needs, idempotent: run inside the migration transaction. */
+export const migrationSql = (n: SqlNames): string => {
+  const t = n.table;
+  const f = (suffix: string) => fn(n, suffix);
+  // Every plpgsql body names the table with alias x and reads columns through it, and output columns
+  // are r_*, so no column can be mistaken for a variable.
+  return `${tableSql(n)}
+
+CREATE OR REPLACE FUNCTION ${f("hidden")}(name text) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  SELECT left(name, 1) = '.' OR name = 'node_modules'
+$fn$;
+
+-- Serialises a tenant's writers on its /memories row, created on first use.
+CREATE OR REPLACE FUNCTION ${f("lock")}(p_tenant text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM 1 FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories' FOR UPDATE;
+  IF NOT FOUND THEN
+    INSERT INTO ${t} (tenant, path, kind) VALUES (p_tenant, '/memories', 'r') ON CONFLICT DO NOTHING;
+    PERFORM 1 FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories' FOR UPDATE;
+  END IF;
+END $fn$;
+
+-- Adds a subtree's totals to every ancestor of p_path: directory rows appear with their first file and
+-- go with their last; p_size counts only for ancestors from which no name on the way is hidden.
+CREATE OR REPLACE FUNCTION ${f("adjust")}(p_tenant text, p_path text, p_files bigint, p_bytes bigint, p_size bigint)
+RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  a text := p_path;
+  cut int;
+  hidden boolean := false;
+  remaining bigint;
+BEGIN
+  LOOP
+    cut := length(a) - strpos(reverse(a), '/');
+    hidden := hidden OR ${f("hidden")}(substr(a, cut + 2));
+    a := left(a, cut);
+    IF p_files > 0 AND a <> '/memories' THEN
+      INSERT INTO ${t} AS x (tenant, path, kind, parent, size, files, bytes)
+      VALUES (p_tenant, a, 'd', left(a, length(a) - strpos(reverse(a), '/')),
+              CASE WHEN hidden THEN 0 ELSE p_size END, p_files, p_bytes)
+      ON CONFLICT (tenant, path) DO UPDATE
+        SET size = x.size + EXCLUDED.size, files = x.files + EXCLUDED.files, bytes = x.bytes + EXCLUDED.bytes;
+    ELSE
+      UPDATE ${t} x
+        SET size = x.size + CASE WHEN hidden THEN 0 ELSE p_size END,
+            files = x.files + p_files, bytes = x.bytes + p_bytes
+        WHERE x.tenant = p_tenant AND x.path = a
+        RETURNING x.files INTO remaining;
+      IF remaining = 0 AND a <> '/memories' THEN
+        DELETE FROM ${t} x WHERE x.tenant = p_tenant AND x.path = a;
+      END IF;
+    END IF;
+    EXIT WHEN a = '/memories';
+  END LOOP;
+END $fn$;
+
+-- Removes the tenant's files last accessed before p_cutoff, oldest first, each found by one probe of the
+-- access index (so the work is O(expired files), whatever the plan cache does). The caller holds the
+-- tenant's lock.
+CREATE OR REPLACE FUNCTION ${f("reclaim")}(p_tenant text, p_cutoff bigint)
+RETURNS TABLE (r_path text, r_size bigint) LANGUAGE plpgsql AS $fn$
+DECLARE
+  r record;
+BEGIN
+  LOOP
+    SELECT x.path, x.size, x.accessed_at INTO r FROM ${t} x
+      WHERE x.tenant = p_tenant AND x.kind = 'f' ORDER BY x.accessed_at LIMIT 1;
+    EXIT WHEN NOT FOUND OR r.accessed_at >= p_cutoff;
+    DELETE FROM ${t} x WHERE x.tenant = p_tenant AND x.path = r.path;
+    PERFORM ${f("adjust")}(p_tenant, r.path, -1, -r.size, -r.size);
+    r_path := r.path;
+    r_size := r.size;
+    RETURN NEXT;
+  END LOOP;
+END $fn$;
+
+-- For readers: reclaims expired files only when there are any, so reads take no lock otherwise.
+CREATE OR REPLACE FUNCTION ${f("expire")}(p_tenant text, p_cutoff bigint) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  oldest bigint;
+BEGIN
+  IF p_cutoff IS NULL THEN
+    RETURN;
+  END IF;
+  SELECT min(x.accessed_at) INTO oldest FROM ${t} x WHERE x.tenant = p_tenant AND x.kind = 'f';
+  IF oldest < p_cutoff THEN
+    PERFORM ${f("lock")}(p_tenant);
+    PERFORM ${f("reclaim")}(p_tenant, p_cutoff);
+  END IF;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION ${f("sweep")}(p_tenant text, p_cutoff bigint)
+RETURNS TABLE (r_path text, r_size bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM ${f("lock")}(p_tenant);
+  RETURN QUERY SELECT s.r_path, s.r_size FROM ${f("reclaim")}(p_tenant, p_cutoff) s;
+END $fn$;
+
+-- p_if_version NULL: create only if nothing is at p_path. Otherwise replace the file with that version.
+-- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
+CREATE OR REPLACE FUNCTION ${f("write")}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
+                                         p_if_version bigint, p_now bigint, p_cutoff bigint)
+RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
+DECLARE
+  cur record;
+  anc text;
+  v bigint;
+  n bigint := octet_length(p_data);
+BEGIN
+  PERFORM ${f("lock")}(p_tenant);
+  IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
+  -- An edit needs no look at the ancestors: a file with that version has none that is a file.
+  IF p_if_version IS NULL THEN
+    SELECT x.path INTO anc FROM ${t} x
+      WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
+    IF FOUND THEN
+      RETURN QUERY SELECT 'notdir'::text, anc;
+      RETURN;
+    END IF;
+  END IF;
+  SELECT x.kind, x.version, x.size INTO cur FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_path;
+  IF p_if_version IS NULL THEN
+    IF FOUND THEN
+      RETURN QUERY SELECT 'exists'::text, NULL::text;
+      RETURN;
+    END IF;
+    v := nextval('${f("versions")}');
+    INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
+      VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, v, n, 1, n, p_now);
+    PERFORM ${f("adjust")}(p_tenant, p_path, 1, n, n);
+  ELSE
+    IF NOT FOUND OR cur.kind <> 'f' OR cur.version <> p_if_version THEN
+      RETURN QUERY SELECT 'conflict'::text, NULL::text;
+      RETURN;
+    END IF;
+    v := nextval('${f("versions")}');
+    UPDATE ${t} x SET content = p_data, version = v, size = n, bytes = n, accessed_at = p_now
+      WHERE x.tenant = p_tenant AND x.path = p_path;
+    IF n <> cur.size THEN
+      PERFORM ${f("adjust")}(p_tenant, p_path, 0, n - cur.size, n - cur.size);
+    END IF;
+  END IF;
+  RETURN QUERY SELECT 'ok'::text, v::text;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION ${f("delete")}(p_tenant text, p_path text, p_cutoff bigint) RETURNS boolean
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  cur record;
+BEGIN
+  PERFORM ${f("lock")}(p_tenant);
+  IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
+  IF p_path = '/memories' THEN
+    SELECT x.files INTO cur FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
+    DELETE FROM ${t} x WHERE x.tenant = p_tenant
+      AND x.path >= '/memories/' COLLATE "C" AND x.path < '/memories0' COLLATE "C";
+    UPDATE ${t} x SET size = 0, files = 0, bytes = 0 WHERE x.tenant = p_tenant AND x.path = '/memories';
+    RETURN cur.files > 0;
+  END IF;
+  SELECT x.kind, x.size, x.files, x.bytes INTO cur FROM ${t} x
+    WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind IN ('f', 'd');
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  DELETE FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_path;
+  IF cur.kind = 'd' THEN
+    DELETE FROM ${t} x WHERE x.tenant = p_tenant
+      AND x.path >= (p_path || '/') COLLATE "C" AND x.path < (p_path || '0') COLLATE "C";
+  END IF;
+  PERFORM ${f("adjust")}(p_tenant, p_path, -cur.files, -cur.bytes, -cur.size);
+  RETURN true;
+END $fn$;
+
+-- p_ancestors: the proper ancestors of p_to, nearest first, ending with /memories.
+CREATE OR REPLACE FUNCTION ${f("rename")}(p_tenant text, p_from text, p_to text, p_ancestors text[],
+                                          p_now bigint, p_cutoff bigint)
+RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
+DECLARE
+  src record;
+  anc text;
+  n int := length(p_from);
+BEGIN
+  PERFORM ${f("lock")}(p_tenant);
+  IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
+  SELECT x.kind, x.size, x.files, x.bytes INTO src FROM ${t} x
+    WHERE x.tenant = p_tenant AND x.path = p_from AND x.kind IN ('f', 'd');
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'notfound'::text, NULL::text;
+    RETURN;
+  END IF;
+  PERFORM 1 FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_to;
+  IF FOUND THEN
+    RETURN QUERY SELECT 'exists'::text, NULL::text;
+    RETURN;
+  END IF;
+  IF left(p_to, n + 1) = p_from || '/' THEN
+    RETURN QUERY SELECT 'inside'::text, NULL::text;
+    RETURN;
+  END IF;
+  SELECT x.path INTO anc FROM ${t} x
+    WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
+  IF FOUND THEN
+    RETURN QUERY SELECT 'notdir'::text, anc;
+    RETURN;
+  END IF;
+  PERFORM ${f("adjust")}(p_tenant, p_from, -src.files, -src.bytes, -src.size);
+  UPDATE ${t} x SET path = p_to, parent = p_ancestors[1],
+                    accessed_at = CASE WHEN x.kind = 'f' THEN p_now ELSE x.accessed_at END
+    WHERE x.tenant = p_tenant AND x.path = p_from;
+  IF src.kind = 'd' THEN
+    UPDATE ${t} x SET path = p_to || substr(x.path, n + 1), parent = p_to || substr(x.parent, n + 1),
+                      accessed_at = CASE WHEN x.kind = 'f' THEN p_now ELSE x.accessed_at END
+      WHERE x.tenant = p_tenant
+        AND x.path >= (p_from || '/') COLLATE "C" AND x.path < (p_from || '0') COLLATE "C";
+  END IF;
+  PERFORM ${f("adjust")}(p_tenant, p_to, src.files, src.bytes, src.size);
+  RETURN QUERY SELECT 'ok'::text, NULL::text;
+END $fn$;
+
+-- The directory's own row first (r_depth 0), then its listed entries level by level, each level one
+-- index scan over the children of the directories of the level before.
+CREATE OR REPLACE FUNCTION ${f("list")}(p_tenant text, p_dir text, p_depth int, p_cutoff bigint)
+RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int) LANGUAGE plpgsql AS $fn$
+DECLARE
+  lvl text[] := ARRAY[p_dir];
+  nxt text[];
+  r record;
+BEGIN
+  PERFORM ${f("expire")}(p_tenant, p_cutoff);
+  SELECT x.size INTO r_size FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_dir AND x.kind IN ('d', 'r');
+  IF NOT FOUND THEN
+    IF p_dir <> '/memories' THEN
+      RETURN;
+    END IF;
+    r_size := 0;
+  END IF;
+  r_path := p_dir;
+  r_kind := 'd';
+  r_depth := 0;
+  RETURN NEXT;
+  FOR level IN 1 .. p_depth LOOP
+    EXIT WHEN cardinality(lvl) = 0;
+    nxt := '{}';
+    FOR r IN SELECT x.path, x.kind, x.size FROM ${t} x
+             WHERE x.tenant = p_tenant AND x.parent = ANY (lvl)
+               AND NOT ${f("hidden")}(substr(x.path, length(x.parent) + 2)) LOOP
+      r_path := r.path;
+      r_kind := r.kind;
+      r_size := r.size;
+      r_depth := level;
+      RETURN NEXT;
+      IF r.kind = 'd' THEN
+        nxt := nxt || r.path;
+      END IF;
+    END LOOP;
+    lvl := nxt;
+  END LOOP;
+END $fn$;
+
+CREATE OR REPLACE FUNCTION ${f("stat")}(p_tenant text, p_path text, p_cutoff bigint)
+RETURNS TABLE (r_kind "char", r_size bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM ${f("expire")}(p_tenant, p_cutoff);
+  RETURN QUERY SELECT x.kind, x.size FROM ${t} x
+    WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind IN ('f', 'd');
+END $fn$;
+
+CREATE OR REPLACE FUNCTION ${f("usage")}(p_tenant text, p_cutoff bigint)
+RETURNS TABLE (r_files bigint, r_bytes bigint) LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM ${f("expire")}(p_tenant, p_cutoff);
+  RETURN QUERY SELECT x.files, x.bytes FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
+END $fn$;
+
+INSERT INTO ${t} (tenant, path, kind, version) VALUES ('', '', 'v', ${SCHEMA_VERSION})
+  ON CONFLICT (tenant, path) DO UPDATE SET version = EXCLUDED.version;`;
+};
+
+/** The schema version recorded in the table. */
+export const versionSql = (n: SqlNames): string =>
+  `SELECT version FROM ${n.table} WHERE tenant = '' AND path = '' AND kind = 'v'`;
+
+/**
+ * Everything the store creates on first use (table, indexes, sequence, functions, version row), for a
+ * database owner to run when the application's role may not create objects.
+ *
+ * @example
+ * ```ts
+ * import { schemaSql } from "@mem/postgres";
+ * console.log(schemaSql({ schema: "app", table: "memories" }));
+ * ```
+ */
+export const schemaSql = (options: { schema?: string; table?: string } = {}): string =>
+  `BEGIN;\n${migrationSql(
+    sqlNames(
+      checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63),
+      checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH),
+    ),
+  )}\nCOMMIT;\n`;

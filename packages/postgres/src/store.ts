@@ -1,0 +1,463 @@
+import {
+  AlreadyExistsError,
+  ancestorsOf,
+  backoffDelay,
+  ConflictError,
+  checkTenant,
+  type ExpiryOptions,
+  type FileData,
+  type ListEntry,
+  type Listing,
+  type MemoryStore,
+  NotADirectoryError,
+  NotFoundError,
+  ROOT,
+  type Stat,
+  type StoreCapabilities,
+  StoreFailureError,
+  type SweepResult,
+  sleep,
+  type Usage,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import pg from "pg";
+import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
+import {
+  checkIdentifier,
+  DEFAULT_SCHEMA,
+  DEFAULT_TABLE,
+  fn,
+  MAX_TABLE_LENGTH,
+  type SqlNames,
+  sqlNames,
+} from "./names.js";
+import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
+
+/** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
+const MAX_ATTEMPTS = 100;
+
+/** The tenant of a store made without `tenant` and not through `scope()`. */
+export const DEFAULT_TENANT = "default";
+
+interface CommonOptions extends ExpiryOptions {
+  /** The table holding every tenant's files. Default `mem_files`. */
+  table?: string;
+  /** The schema of the table (it must exist). Default `public`. */
+  schema?: string;
+  /** The tenant this store reads and writes; `scope()` makes stores for others. Default `default`. */
+  tenant?: string;
+}
+
+export type PostgresStoreOptions = CommonOptions &
+  (
+    | {
+        /** The application's `pg.Pool`. The store never ends it. */
+        pool: pg.Pool;
+      }
+    | {
+        /** A `postgres://` connection string; the store creates its own pool and ends it in `close()`. */
+        connectionString: string;
+        /** More `pg.Pool` settings for the created pool (size, SSL, timeouts). */
+        poolConfig?: Omit<pg.PoolConfig, "connectionString">;
+      }
+  );
+
+/** Marks the options of a scope: the parent's shared state rides along under this key. */
+const SHARED = Symbol("PostgresStore.shared");
+
+/** What a store and all its scopes share: one pool, one schema check, one set of names. */
+interface Shared {
+  readonly pool: pg.Pool;
+  readonly names: SqlNames;
+  readonly sql: Statements;
+  readonly expireAfterMs: number | undefined;
+  readonly clock: () => number;
+  ready: Promise<void> | undefined;
+}
+
+interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+type Statements = ReturnType<typeof statements>;
+
+const statements = (n: SqlNames) => {
+  const f = (suffix: string) => fn(n, suffix);
+  // Named statements are parsed once per connection; the name says which table they are for.
+  const named = (name: string, text: string): Statement => ({ name: `mem:${n.key}:${name}`, text });
+  return {
+    read: named(
+      "read",
+      `SELECT content, version FROM ${n.table} WHERE tenant = $1 AND path = $2 AND kind = 'f'`,
+    ),
+    readTouch: named(
+      "read-touch",
+      `UPDATE ${n.table} SET accessed_at = $3
+        WHERE tenant = $1 AND path = $2 AND kind = 'f' AND accessed_at >= $4
+        RETURNING content, version`,
+    ),
+    stat: named(
+      "stat",
+      `SELECT kind AS r_kind, size AS r_size FROM ${n.table}
+        WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
+    ),
+    statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
+    list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
+    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7)`),
+    delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
+    rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
+    usage: named(
+      "usage",
+      `SELECT files AS r_files, bytes AS r_bytes FROM ${n.table} WHERE tenant = $1 AND path = '/memories'`,
+    ),
+    usageExpiring: named("usage-expiring", `SELECT r_files, r_bytes FROM ${f("usage")}($1, $2)`),
+    sweep: named("sweep", `SELECT r_path, r_size FROM ${f("sweep")}($1, $2)`),
+    version: named("version", versionSql(n)),
+  };
+};
+
+const checkOptions = (options: PostgresStoreOptions): void => {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError("PostgresStore: options must be an object with `pool` or `connectionString`");
+  }
+  const hasPool = "pool" in options && options.pool !== undefined;
+  const hasUrl = "connectionString" in options && options.connectionString !== undefined;
+  if (hasPool === hasUrl) {
+    throw new TypeError("PostgresStore: give exactly one of `pool` (a pg.Pool) and `connectionString`");
+  }
+  if (hasPool && typeof (options as { pool: { connect?: unknown } }).pool.connect !== "function") {
+    throw new TypeError("PostgresStore: `pool` must be a pg.Pool");
+  }
+  if (hasUrl && typeof (options as { connectionString: unknown }).connectionString !== "string") {
+    throw new TypeError("PostgresStore: `connectionString` must be a postgres:// URL string");
+  }
+  const expire = options.expireAfterSeconds;
+  if (expire !== undefined && !(typeof expire === "number" && Number.isFinite(expire) && expire > 0)) {
+    throw new TypeError("PostgresStore: `expireAfterSeconds` must be a positive number of seconds");
+  }
+  if (options.clock !== undefined && typeof options.clock !== "function") {
+    throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");
+  }
+};
+
+const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
+/**
+ * A `MemoryStore` on PostgreSQL. Every tenant's files live in one table; each command is one statement
+ * (a function call for writes and listings), atomic and safe across any number of processes and pools.
+ * The table and its functions are created on first use.
+ *
+ * @example
+ * ```ts
+ * import pg from "pg";
+ * import { executeCommand } from "@mem/core";
+ * import { PostgresStore } from "@mem/postgres";
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const store = new PostgresStore({ pool }).scope("user-42");
+ * await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
+ * ```
+ */
+export class PostgresStore implements MemoryStore {
+  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
+  /** The tenant whose `/memories` this store is. */
+  readonly tenant: string;
+  readonly #shared: Shared;
+  readonly #ownsPool: boolean;
+
+  constructor(options: PostgresStoreOptions) {
+    const scoped = (options as { [SHARED]?: Shared })[SHARED];
+    if (scoped) {
+      this.#shared = scoped;
+      this.tenant = options.tenant ?? DEFAULT_TENANT;
+      this.#ownsPool = false;
+      return;
+    }
+    checkOptions(options);
+    const schema = checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63);
+    const table = checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH);
+    this.tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
+    let pool: pg.Pool;
+    if ("pool" in options) {
+      pool = options.pool;
+      this.#ownsPool = false;
+    } else {
+      pool = new pg.Pool({
+        connectionTimeoutMillis: 10_000,
+        ...options.poolConfig,
+        connectionString: options.connectionString,
+      });
+      // An idle connection the server drops is reported here; the next command reports its own failure.
+      pool.on("error", () => {});
+      this.#ownsPool = true;
+    }
+    const names = sqlNames(schema, table);
+    this.#shared = {
+      pool,
+      names,
+      sql: statements(names),
+      expireAfterMs: options.expireAfterSeconds === undefined ? undefined : options.expireAfterSeconds * 1000,
+      clock: options.clock ?? Date.now,
+      ready: undefined,
+    };
+  }
+
+  /** The pool this store runs its statements on. */
+  get pool(): pg.Pool {
+    return this.#shared.pool;
+  }
+
+  /**
+   * The same table confined to `tenant` (SPEC §7), sharing this store's pool. Tenants are flat: a scope
+   * of a scope names a tenant of the same table. Throws `TypeError` for an invalid tenant id.
+   */
+  scope(tenant: string): PostgresStore {
+    const options = { pool: this.#shared.pool, tenant: checkTenant(tenant), [SHARED]: this.#shared };
+    return new PostgresStore(options);
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const result =
+      cutoff === null
+        ? await this.#run(sql.read, [this.tenant, path], false)
+        : await this.#run(sql.readTouch, [this.tenant, path, this.#now(), cutoff], false);
+    const row = result.rows[0];
+    if (!row) return null;
+    return { data: new Uint8Array(row["content"] as Buffer), version: String(row["version"]) };
+  }
+
+  async stat(path: string): Promise<Stat | null> {
+    if (path === ROOT) return { kind: "directory" };
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const result =
+      cutoff === null
+        ? await this.#run(sql.stat, [this.tenant, path], false)
+        : await this.#run(sql.statExpiring, [this.tenant, path, cutoff], false);
+    const row = result.rows[0];
+    if (!row) return null;
+    return row["r_kind"] === "f" ? { kind: "file", size: Number(row["r_size"]) } : { kind: "directory" };
+  }
+
+  async list(dir: string, depth: number): Promise<Listing | null> {
+    const result = await this.#run(this.#shared.sql.list, [this.tenant, dir, depth, this.#cutoff()], false);
+    const [head, ...rows] = result.rows;
+    if (!head) return null;
+    const entries: ListEntry[] = rows.map((row) => ({
+      path: row["r_path"] as string,
+      kind: row["r_kind"] === "f" ? "file" : "directory",
+      size: Number(row["r_size"]),
+      depth: row["r_depth"] as number,
+    }));
+    return { size: Number(head["r_size"]), entries };
+  }
+
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    let expected: string | null = null;
+    if ("ifVersion" in condition) {
+      // Versions are this store's decimal counters; anything else cannot match.
+      if (!/^[0-9]{1,18}$/.test(condition.ifVersion)) throw new ConflictError(path);
+      expected = condition.ifVersion;
+    }
+    const values = [
+      this.tenant,
+      path,
+      ancestorsOf(path),
+      rawBytes(data),
+      expected,
+      this.#now(),
+      this.#cutoff(),
+    ];
+    const row = (await this.#run(this.#shared.sql.write, values, true)).rows[0];
+    switch (row?.["r_status"]) {
+      case "ok":
+        return { version: String(row["r_detail"]) };
+      case "exists":
+        throw new AlreadyExistsError(path);
+      case "notdir":
+        throw new NotADirectoryError(path, String(row["r_detail"]));
+      case "conflict":
+        throw new ConflictError(path);
+      default:
+        throw new StoreFailureError("unexpected reply from the database");
+    }
+  }
+
+  async delete(path: string): Promise<boolean> {
+    const result = await this.#run(this.#shared.sql.delete, [this.tenant, path, this.#cutoff()], true);
+    return result.rows[0]?.["deleted"] === true;
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const values = [this.tenant, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
+    const row = (await this.#run(this.#shared.sql.rename, values, true)).rows[0];
+    switch (row?.["r_status"]) {
+      case "ok":
+        return;
+      case "notfound":
+        throw new NotFoundError(from);
+      case "exists":
+        throw new AlreadyExistsError(to);
+      case "inside":
+        // Callers (core's rename) rule this out before calling; reaching it is a usage error.
+        throw new RangeError(`PostgresStore.rename: cannot move ${from} into itself`);
+      case "notdir":
+        throw new NotADirectoryError(to, String(row["r_detail"]));
+      default:
+        throw new StoreFailureError("unexpected reply from the database");
+    }
+  }
+
+  /** Files and bytes of this tenant, hidden files included, from its maintained totals: one row read. */
+  async usage(): Promise<Usage> {
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const result =
+      cutoff === null
+        ? await this.#run(sql.usage, [this.tenant], false)
+        : await this.#run(sql.usageExpiring, [this.tenant, cutoff], false);
+    const row = result.rows[0];
+    return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
+  }
+
+  /** Removes this tenant's expired files (none without `expireAfterSeconds`) and reports them. */
+  async sweep(): Promise<SweepResult> {
+    const cutoff = this.#cutoff();
+    if (cutoff === null) return { paths: [], bytes: 0 };
+    const result = await this.#run(this.#shared.sql.sweep, [this.tenant, cutoff], true);
+    const paths = result.rows.map((row) => row["r_path"] as string).sort();
+    const bytes = result.rows.reduce((sum, row) => sum + Number(row["r_size"]), 0);
+    return { paths, bytes };
+  }
+
+  /**
+   * Connects, creates or checks the table and its functions, and reads the schema version: fails with
+   * `StoreFailureError` (a safe reason) when the database cannot be used.
+   */
+  async check(): Promise<void> {
+    await this.#run(this.#shared.sql.version, [], false);
+  }
+
+  /** Ends the pool when the store created it (`connectionString`); a scope or a given pool stays open. */
+  async close(): Promise<void> {
+    if (this.#ownsPool && !this.#shared.pool.ended) await this.#shared.pool.end();
+  }
+
+  #now(): number {
+    return Math.floor(this.#shared.clock());
+  }
+
+  /** Files last accessed before this instant have expired; `null` without expiry. */
+  #cutoff(): number | null {
+    const { expireAfterMs } = this.#shared;
+    return expireAfterMs === undefined ? null : this.#now() - Math.round(expireAfterMs);
+  }
+
+  /** Runs one statement (after the schema is ready), retrying serialization failures and deadlocks. */
+  async #run(statement: Statement, values: unknown[], changes: boolean): Promise<pg.QueryResult> {
+    await this.#ready();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#once(statement, values, changes);
+      } catch (error) {
+        const state = sqlStateOf(error);
+        if (state && RETRYABLE.has(state) && attempt + 1 < MAX_ATTEMPTS) {
+          await sleep(backoffDelay(attempt));
+          continue;
+        }
+        throw toStoreFailure(error, false);
+      }
+    }
+  }
+
+  async #once(statement: Statement, values: unknown[], changes: boolean): Promise<pg.QueryResult> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#shared.pool.connect();
+    } catch (error) {
+      throw toStoreFailure(error, false);
+    }
+    // A connection lost while checked out is also emitted on the client, where no pool listener is.
+    client.on("error", ignore);
+    try {
+      const result = await client.query({ name: statement.name, text: statement.text, values });
+      client.off("error", ignore);
+      client.release();
+      return result;
+    } catch (error) {
+      client.off("error", ignore);
+      // A connection the server did not answer on is not reused.
+      client.release(sqlStateOf(error) === undefined || isFatal(error) ? (error as Error) : undefined);
+      if (sqlStateOf(error) && RETRYABLE.has(sqlStateOf(error)!)) throw error;
+      throw toStoreFailure(error, changes);
+    }
+  }
+
+  /** Creates or upgrades the table on first use; shared by the store and its scopes, retried after a failure. */
+  #ready(): Promise<void> {
+    const shared = this.#shared;
+    shared.ready ??= migrate(shared).catch((error: unknown) => {
+      shared.ready = undefined;
+      throw toStoreFailure(error, false);
+    });
+    return shared.ready;
+  }
+}
+
+const ignore = (): void => {};
+
+const isFatal = (error: unknown): boolean => {
+  const severity = (error as { severity?: unknown }).severity;
+  return severity === "FATAL" || severity === "PANIC";
+};
+
+const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<number> => {
+  try {
+    const result = await client.query(versionSql(names));
+    return Number(result.rows[0]?.["version"] ?? 0);
+  } catch (error) {
+    if (sqlStateOf(error) === "42P01") return 0;
+    throw error;
+  }
+};
+
+/**
+ * Brings the table to `SCHEMA_VERSION`: one version read when it is there already; otherwise the DDL
+ * in one transaction under an advisory lock, so processes starting together create it once.
+ */
+const migrate = async (shared: Shared): Promise<void> => {
+  const { names } = shared;
+  const client = await shared.pool.connect();
+  client.on("error", ignore);
+  let broken: Error | undefined;
+  try {
+    const found = await readVersion(client, names);
+    if (found === SCHEMA_VERSION) return;
+    if (found > SCHEMA_VERSION) {
+      throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
+    }
+    await client.query("BEGIN");
+    try {
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`mem:${names.key}`]);
+      const exists = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [names.table]);
+      const current = exists.rows[0]?.["present"] === true ? await readVersion(client, names) : 0;
+      if (current > SCHEMA_VERSION) {
+        throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
+      }
+      if (current < SCHEMA_VERSION) await client.query(migrationSql(names));
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    if (sqlStateOf(error) === undefined && !(error instanceof StoreFailureError)) broken = error as Error;
+    throw error;
+  } finally {
+    client.off("error", ignore);
+    client.release(broken);
+  }
+};

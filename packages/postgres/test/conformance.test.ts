@@ -1,0 +1,19 @@
+import { runConformance } from "@mem/conformance";
+import { afterAll, beforeAll } from "vitest";
+import type { PostgresStore } from "../src/index.js";
+import { TestPostgres } from "./support.js";
+
+let pg: TestPostgres;
+
+beforeAll(async () => {
+  pg = await TestPostgres.start();
+});
+afterAll(() => pg?.stop());
+
+runConformance<PostgresStore>({
+  name: "PostgresStore",
+  // A fresh tenant of one shared table for each test.
+  create: () => pg.store(),
+  // Another store over the same table and tenant, with a pool (and connections) of its own.
+  peer: (store) => pg.peer(store),
+});

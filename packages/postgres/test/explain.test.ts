@@ -1,0 +1,97 @@
+/**
+ * Listing is O(entries shown): with 10,000 files in the table, the plan of every statement a listing
+ * runs (including those inside the store's functions, logged by auto_explain) uses an index, never a
+ * sequential scan of the table.
+ */
+import { executeCommand, ROOT } from "@mem/core";
+import type pg from "pg";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { PostgresStore } from "../src/index.js";
+import { bytes, TestPostgres } from "./support.js";
+
+let db: TestPostgres;
+
+beforeAll(async () => {
+  db = await TestPostgres.start();
+});
+afterAll(() => db?.stop());
+
+/** A pool whose sessions log the plan of every statement, nested ones included, back to the client. */
+const explainingPool = (plans: string[]): pg.Pool => {
+  const pool = db.pool({ max: 1 });
+  pool.on("connect", (client) => {
+    client.on("notice", (notice) => {
+      if (notice.message?.includes("plan:")) plans.push(notice.message);
+    });
+    void client.query(
+      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; " +
+        "SET auto_explain.log_nested_statements = on; SET client_min_messages = log",
+    );
+  });
+  return pool;
+};
+
+it("lists a directory of a 10,000-file table without a sequential scan", { timeout: 120_000 }, async () => {
+  const table = db.freshTable();
+  const seeding = new PostgresStore({ pool: db.pool({ max: 8 }), table, tenant: "big" });
+  // 100 directories of 10 subdirectories of 10 files: a view shows two levels, so far fewer rows than
+  // the table holds.
+  const paths = Array.from(
+    { length: 10_000 },
+    (_, i) =>
+      `/memories/dir-${String(Math.floor(i / 100)).padStart(3, "0")}/sub-${Math.floor(i / 10) % 10}/file-${i % 10}.md`,
+  );
+  for (let i = 0; i < paths.length; i += 8) {
+    await Promise.all(
+      paths.slice(i, i + 8).map((path) => seeding.write(path, bytes("x\n"), { ifAbsent: true })),
+    );
+  }
+  // Another tenant's rows, so that the tenant condition matters too.
+  const other = seeding.scope("small");
+  for (let i = 0; i < 50; i++) await other.write(`/memories/o/${i}.md`, bytes("y"), { ifAbsent: true });
+  await db.sql(`ANALYZE ${table}`);
+
+  const plans: string[] = [];
+  const store = new PostgresStore({ pool: explainingPool(plans), table, tenant: "big" });
+  await store.check();
+  for (let round = 0; round < 8; round++) {
+    plans.length = 0;
+    const listing = await executeCommand(store, { command: "view", path: "/memories/dir-042" });
+    expect(listing.content.split("\n")).toHaveLength(112);
+    const root = await store.list(ROOT, 2);
+    expect(root?.entries).toHaveLength(1_100);
+    expect(root?.size).toBe(20_000);
+    expect(await store.stat("/memories/dir-007")).toEqual({ kind: "directory" });
+    expect(plans.length).toBeGreaterThan(3);
+    for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
+    expect(plans.join("\n")).toMatch(new RegExp(`Index (Only )?Scan using ${table}_children`));
+  }
+
+  // With expiry on, listings first look for expired files through the access index, and reclaim them.
+  let now = Date.now();
+  const expiring = new PostgresStore({
+    pool: explainingPool(plans),
+    table,
+    tenant: "big",
+    expireAfterSeconds: 3600,
+    clock: () => now,
+  });
+  await expiring.check();
+  for (let i = 0; i < 5; i++)
+    await expiring.write(`/memories/dir-001/old-${i}.md`, bytes("o"), { ifAbsent: true });
+  now += 3_600_001;
+  // Everything else was accessed just now: only the five old files have expired.
+  await db.sql(
+    `UPDATE ${table} SET accessed_at = $1 WHERE tenant = 'big' AND kind = 'f' AND path NOT LIKE '%/old-%'`,
+    [now],
+  );
+  for (let round = 0; round < 8; round++) {
+    plans.length = 0;
+    const listing = await expiring.list("/memories/dir-001", 2);
+    expect(listing?.entries.filter((entry) => entry.path.includes("old-"))).toEqual([]);
+    await expiring.stat("/memories/dir-002");
+    await expiring.usage();
+    for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
+    expect(plans.join("\n")).toMatch(new RegExp(`Index (Only )?Scan (Backward )?using ${table}_access`));
+  }
+});
