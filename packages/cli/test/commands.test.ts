@@ -238,7 +238,11 @@ describe("output", () => {
     for (const name of names) {
       let out = "";
       const ctx = createContext({
-        stdout: { write: (c) => (out += String(c)) },
+        stdout: {
+          write: (c) => {
+            out += String(c);
+          },
+        },
         stderr: { write: () => true },
         env: {},
         cwd: PACKAGE_DIR,
