@@ -10,7 +10,7 @@ import { CommandError } from "./context.js";
 
 const TOP = ROOT.slice(1); // "memories"
 
-/** Writes files to `output` as a tar stream; `next` yields them one at a time, so memory stays small. */
+/** Writes files to `output` as a tar stream; `files` yields them one at a time. */
 export const writeArchive = async (
   output: Writable,
   files: AsyncIterable<{ path: string; data: Uint8Array }>,
@@ -34,7 +34,8 @@ export const writeArchive = async (
     header.encode();
     const entry = new ReadEntry(header);
     entry.end(Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength));
-    pack.add(entry);
+    // Waits while the output is behind, so a large store is never held in memory at once.
+    if (!pack.write(entry)) await new Promise<void>((resolve) => pack.once("drain", () => resolve()));
   }
   pack.end();
   await finished;
