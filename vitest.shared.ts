@@ -4,11 +4,15 @@ import { defineConfig } from "vitest/config";
 // build step sits between an edit and a test run. "module" is left out on purpose: it selects builds
 // (the AWS SDK's dist-es) with extension-less imports that Node cannot load once vitest externalises them.
 const conditions = ["@mem/source", "node", "import", "default"];
+// Vitest hands the SSR conditions to Node as --conditions flags, and Node then applies "import" to
+// require() as well: pg's CommonJS build would load pg-pool's ESM build and fail. Node adds "import" and
+// "require" by itself where they belong, so the conditions Node sees leave "import" out.
+const nodeConditions = ["@mem/source", "node", "default"];
 
 export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?: number } = {}) =>
   defineConfig({
     resolve: { conditions },
-    ssr: { resolve: { conditions } },
+    ssr: { resolve: { conditions: nodeConditions } },
     test: {
       include: ["test/**/*.test.ts"],
       testTimeout: overrides.testTimeout ?? 30_000,
