@@ -206,9 +206,11 @@ async function edit(
   transform: (text: string) => EditOutcome,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(missing);
-  // Taken before the edit: concurrent writers may each fit alone and overshoot together (SPEC §7).
-  const usage = settings.quota?.limitsBytes ? await settings.quota.usage() : undefined;
+  // Taken before the edit: concurrent writers may each fit alone and overshoot together (SPEC §7). Asked
+  // together with the first read, so a store without `update` pays no extra wait for it.
+  const pending = settings.quota?.limitsBytes ? settings.quota.usage() : undefined;
   if (store.update) {
+    const usage = await pending;
     let step: EditStep = { result: fail(missing) };
     const found = await store.update(path, (data) => {
       step = applyEdit(path, data, settings, usage, transform);
@@ -216,8 +218,10 @@ async function edit(
     });
     return found ? step.result : fail(missing);
   }
+  let usage: Usage | undefined;
   for (let attempt = 0; ; attempt++) {
-    const file = await store.read(path);
+    const [file, taken] = await Promise.all([store.read(path), attempt === 0 ? pending : undefined]);
+    if (attempt === 0) usage = taken;
     if (!file) return fail(missing);
     const step = applyEdit(path, file.data, settings, usage, transform);
     if (!step.bytes) return step.result;
