@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { S3Client } from "@aws-sdk/client-s3";
@@ -133,6 +133,8 @@ const quotaCost = async (subject: Subject): Promise<QuotaRow> => {
   return { name: subject.name, without: median(rates.without), withQuotas: median(rates.withQuotas) };
 };
 
+const loadAtStart = loadavg();
+
 const main = async () => {
   const tmp = mkdtempSync(join(tmpdir(), "mem-bench-policies-"));
   let redis: RedisServer | undefined;
@@ -205,8 +207,12 @@ const main = async () => {
       console.log(`  ${Math.round(row.without)} ops/s without, ${Math.round(row.withQuotas)} with`);
       quotaRows.push(row);
     }
+    const load = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(" / ");
     const lines = [
       `# Policies: tenants and quotas${quick ? " (quick run)" : ""}`,
+      "",
+      `${cpus().length} cores; load average (1/5/15 min) at the start ${load(loadAtStart)}, at the end ${load(loadavg())}.`,
+      "Other work on the machine moves every figure; compare ratios within one run only.",
       "",
       `${TENANTS.toLocaleString("en-US")} scopes of one parent store, then one create in each of the first *writers* scopes.`,
       "Heap per tenant is the heap growth after a forced GC with every scope object kept alive (run with",
