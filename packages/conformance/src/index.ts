@@ -17,4 +17,5 @@ export {
   type StoreSnapshot,
   snapshotStore,
 } from "./store-tree.js";
+export { FakeClock } from "./suites/expiry-suite.js";
 export { playTranscript } from "./transcript.js";

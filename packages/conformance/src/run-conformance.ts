@@ -1,12 +1,15 @@
-import type { MemoryStore } from "@mem/core";
+import type { ExpiryOptions, MemoryStore } from "@mem/core";
 import { describe } from "vitest";
 import { type GoldenTranscript, loadGoldenTranscripts } from "./golden.js";
 import { concurrencySuite } from "./suites/concurrency-suite.js";
+import { type ExpiringHarness, expirySuite } from "./suites/expiry-suite.js";
 import { failureSuite } from "./suites/failure-suite.js";
 import { goldenSuite } from "./suites/golden-suite.js";
 import type { Harness } from "./suites/harness.js";
 import { hostileSuite } from "./suites/hostile-suite.js";
+import { quotaSuite } from "./suites/quota-suite.js";
 import { reservedSuite } from "./suites/reserved-suite.js";
+import { tenantSuite } from "./suites/tenant-suite.js";
 
 export interface ConformanceOptions {
   /** Timeout of each test in milliseconds. Default 60,000. */
@@ -34,13 +37,24 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
   readonly peer?: (store: S) => MemoryStore | Promise<MemoryStore>;
   /** Removes what `create` made (bucket prefix, keys, directory) and closes the store. Runs even on failure. */
   readonly destroy?: (store: S) => void | Promise<void>;
+  /**
+   * The store implements `scope(tenant)`: run the tenant-isolation suite (SPEC §7) on `create`'s stores.
+   * Every built-in store sets it.
+   */
+  readonly tenants?: boolean;
+  /**
+   * A fresh, empty store whose files expire after `expireAfterSeconds` of the given `clock` (both always
+   * set): runs the expiry suite (SPEC §7) with a fake clock, never waiting. Cleaned up with `destroy`.
+   * Every built-in store gives it.
+   */
+  readonly createExpiring?: (options: Required<ExpiryOptions>) => S | Promise<S>;
   readonly options?: ConformanceOptions;
 }
 
 /**
  * Registers the conformance suite for a {@link MemoryStore} with vitest: every golden transcript of
- * SPEC.md, reserved names, storage failures, cross-instance concurrency, and hostile input. Call it at
- * the top level of a test file.
+ * SPEC.md, reserved names, storage failures, cross-instance concurrency, hostile input and quotas; with
+ * `tenants`, tenant isolation; with `createExpiring`, expiry. Call it at the top level of a test file.
  *
  * @example
  * ```ts
@@ -48,20 +62,26 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
  * import { InMemoryStore } from "@mem/core";
  * import { runConformance } from "@mem/conformance";
  *
- * runConformance({ name: "InMemoryStore", create: () => new InMemoryStore() });
+ * runConformance({
+ *   name: "InMemoryStore",
+ *   create: () => new InMemoryStore(),
+ *   tenants: true,
+ *   createExpiring: (expiry) => new InMemoryStore(expiry),
+ * });
  * ```
  */
 export function runConformance<S extends MemoryStore>(target: ConformanceTarget<S>): void {
   const options = target.options ?? {};
+  const using = async (make: () => S | Promise<S>, body: (store: S) => Promise<void>) => {
+    const store = await make();
+    try {
+      await body(store);
+    } finally {
+      await target.destroy?.(store);
+    }
+  };
   const harness: Harness<S> = {
-    async withStore(body) {
-      const store = await target.create();
-      try {
-        await body(store);
-      } finally {
-        await target.destroy?.(store);
-      }
-    },
+    withStore: (body) => using(target.create, body),
     async openPeer(store) {
       const peer = target.peer ? await target.peer(store) : store;
       return {
@@ -84,5 +104,16 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
     failureSuite(harness);
     concurrencySuite(harness);
     hostileSuite(harness);
+    quotaSuite(harness);
+    if (target.tenants) tenantSuite(harness);
+    const createExpiring = target.createExpiring;
+    if (createExpiring) {
+      const expiring: ExpiringHarness<S> = {
+        ...harness,
+        withExpiringStore: (clock, body) =>
+          using(() => createExpiring({ expireAfterSeconds: 60, clock: clock.now }), body),
+      };
+      expirySuite(expiring);
+    }
   });
 }

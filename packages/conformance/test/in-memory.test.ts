@@ -1,4 +1,9 @@
 import { InMemoryStore } from "@mem/core";
 import { runConformance } from "../src/index.js";
 
-runConformance({ name: "InMemoryStore", create: () => new InMemoryStore() });
+runConformance({
+  name: "InMemoryStore",
+  create: () => new InMemoryStore(),
+  tenants: true,
+  createExpiring: (expiry) => new InMemoryStore(expiry),
+});

@@ -6,8 +6,9 @@ import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
 import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
+import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
 import { backoffDelay, sleep } from "./retry.js";
-import type { MemoryStore } from "./store.js";
+import type { MemoryStore, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
 import { renderFile } from "./view.js";
@@ -18,7 +19,7 @@ export interface ToolResult {
   isError: boolean;
 }
 
-export interface ExecuteOptions {
+export interface ExecuteOptions extends QuotaOptions {
   /** Largest file a command may leave behind, in UTF-8 bytes. Default 1 MiB. */
   maxFileBytes?: number;
   /** Budget for the numbered lines of a file view, in characters. Default 64,000. */
@@ -29,9 +30,9 @@ export interface ExecuteOptions {
   conflictRetries?: number;
 }
 
-type Settings = Required<ExecuteOptions>;
+type Settings = Required<Omit<ExecuteOptions, keyof QuotaOptions>> & { quota: Quota | null };
 
-const DEFAULTS: Settings = {
+const DEFAULTS: Omit<Settings, "quota"> = {
   maxFileBytes: 1024 * 1024,
   viewCharLimit: 64_000,
   listLimit: 1000,
@@ -42,8 +43,9 @@ const ok = (content: string): ToolResult => ({ content, isError: false });
 const fail = (content: string): ToolResult => ({ content, isError: true });
 
 /**
- * Runs one memory tool call against a store. Never throws: bad input and storage failures become the
- * error results of SPEC.md.
+ * Runs one memory tool call against a store. Never throws for any input or storage failure: they become
+ * the error results of SPEC.md. Quota options (`maxFiles`, `maxTotalBytes`) come from the application: an
+ * invalid one rejects with a `TypeError` naming it before anything is read or written.
  *
  * @example
  * ```ts
@@ -59,6 +61,7 @@ export async function executeCommand(
   input: unknown,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
+  checkQuotaOptions(options);
   try {
     return await dispatch(store, input, options);
   } catch {
@@ -69,8 +72,8 @@ export async function executeCommand(
 }
 
 async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
-  const settings: Settings = { ...DEFAULTS };
-  for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
+  const settings: Settings = { ...DEFAULTS, quota: quotaFor(store, options) };
+  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
     const value = options[key];
     if (typeof value === "number" && value >= 0) settings[key] = value;
   }
@@ -153,6 +156,8 @@ async function create(
   // Measured before encoding: text far over the limit is refused without being copied.
   const size = utf8Length(text);
   if (size > settings.maxFileBytes) return fail(msg.tooLarge(path, size, settings.maxFileBytes));
+  const refused = await settings.quota?.create(path, size);
+  if (refused) return fail((await createOwnError(store, path)) ?? refused);
   try {
     await store.write(path, encodeUtf8(text), { ifAbsent: true });
     return ok(msg.created(path));
@@ -172,6 +177,7 @@ const applyEdit = (
   path: string,
   data: Uint8Array,
   settings: Settings,
+  usage: Usage | undefined,
   transform: (text: string) => EditOutcome,
 ): EditStep => {
   const text = decodeUtf8(data);
@@ -180,6 +186,8 @@ const applyEdit = (
   if (!outcome.ok) return { result: fail(outcome.error) };
   const size = utf8Length(outcome.text);
   if (size > settings.maxFileBytes) return { result: fail(msg.tooLarge(path, size, settings.maxFileBytes)) };
+  const refused = usage && settings.quota?.edit(path, usage, data.length, size);
+  if (refused) return { result: fail(refused) };
   return { result: ok(outcome.reply), bytes: encodeUtf8(outcome.text) };
 };
 
@@ -196,18 +204,24 @@ async function edit(
   transform: (text: string) => EditOutcome,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(missing);
+  // Taken before the edit: concurrent writers may each fit alone and overshoot together (SPEC §7). Asked
+  // together with the first read, so a store without `update` pays no extra wait for it.
+  const pending = settings.quota?.limitsBytes ? settings.quota.usage() : undefined;
   if (store.update) {
+    const usage = await pending;
     let step: EditStep = { result: fail(missing) };
     const found = await store.update(path, (data) => {
-      step = applyEdit(path, data, settings, transform);
+      step = applyEdit(path, data, settings, usage, transform);
       return step.bytes ?? null;
     });
     return found ? step.result : fail(missing);
   }
+  let usage: Usage | undefined;
   for (let attempt = 0; ; attempt++) {
-    const file = await store.read(path);
+    const [file, taken] = await Promise.all([store.read(path), attempt === 0 ? pending : undefined]);
+    if (attempt === 0) usage = taken;
     if (!file) return fail(missing);
-    const step = applyEdit(path, file.data, settings, transform);
+    const step = applyEdit(path, file.data, settings, usage, transform);
     if (!step.bytes) return step.result;
     try {
       await store.write(path, step.bytes, { ifVersion: file.version });

@@ -1,10 +1,14 @@
 /** A base for stores that wrap another store (limits, auditing, failure injection...). */
+
+import { usageOf } from "./quota.js";
 import type {
   FileData,
   Listing,
   MemoryStore,
   Stat,
   StoreCapabilities,
+  SweepResult,
+  Usage,
   Version,
   WriteCondition,
 } from "./store.js";
@@ -13,6 +17,12 @@ import type {
  * Forwards every call to `inner`; override what the wrapper changes. The optional native `update` is
  * deliberately not forwarded: a wrapper that watches or changes writes must see every write, so edits
  * through a wrapper go through `read` and conditional `write` unless the wrapper opts in itself.
+ *
+ * `usage`, `sweep` and `check` are forwarded (a wrapper that changes sizes overrides `usage`); `usage` falls
+ * back to counting listings and `sweep` to removing nothing when `inner` lacks them. `scope` is not
+ * forwarded: only the subclass knows how to wrap the inner store's scope, so a wrapper that supports
+ * tenants defines `scope(tenant) { return new MyWrapper(this.inner.scope(tenant)) }` itself (the inner
+ * store must have `scope`).
  *
  * @example
  * ```ts
@@ -50,6 +60,15 @@ export class ForwardingStore implements MemoryStore {
   }
   rename(from: string, to: string): Promise<void> {
     return this.inner.rename(from, to);
+  }
+  usage(): Promise<Usage> {
+    return usageOf(this.inner);
+  }
+  async sweep(): Promise<SweepResult> {
+    return (await this.inner.sweep?.()) ?? { paths: [], bytes: 0 };
+  }
+  async check(): Promise<void> {
+    await this.inner.check?.();
   }
   isReservedName(name: string): boolean {
     return this.inner.isReservedName?.(name) ?? false;

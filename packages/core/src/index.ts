@@ -1,5 +1,6 @@
 export * from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
+export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, safeReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export { countLines, splitLines } from "./lines.js";
@@ -7,6 +8,12 @@ export { InMemoryStore } from "./memory-store.js";
 export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
+export {
+  checkQuotaOptions,
+  type QuotaOptions,
+  usageFromListings,
+  usageOf,
+} from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";

@@ -1,26 +1,40 @@
 /** The reference store: everything in process memory, complete and concurrency-correct. */
 import { AlreadyExistsError, ConflictError, NotADirectoryError, NotFoundError } from "./errors.js";
+import { type Expiry, expiryOf } from "./expiry.js";
 import type {
+  ExpiryOptions,
   FileData,
   Listing,
   MemoryStore,
   Stat,
   StoreCapabilities,
   StoredFile,
+  SweepResult,
+  Usage,
   Version,
   WriteCondition,
 } from "./store.js";
+import { checkTenant } from "./tenant.js";
 import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
 
 interface Entry {
   data: Uint8Array;
   version: Version;
+  /** Last access (SPEC §7), in the clock's milliseconds; 0 when expiry is off. */
+  accessed: number;
 }
+
+/** Options of {@link InMemoryStore}: expiry only (SPEC §7). */
+export type InMemoryStoreOptions = ExpiryOptions;
 
 /**
  * A `MemoryStore` held in a `Map`. Every method runs its checks and its change in one synchronous step,
  * so concurrent commands on one instance behave as if run one after another. Useful for tests and as
  * the model every other store is measured against.
+ *
+ * `scope(tenant)` gives each tenant a `/memories` of its own (the same object for the same tenant, kept
+ * for the parent's lifetime); `expireAfterSeconds` makes files not accessed for that long disappear.
+ * With expiry on, files are kept in access order, so finding the expired ones costs only their number.
  *
  * @example
  * ```ts
@@ -34,20 +48,60 @@ export class InMemoryStore implements MemoryStore {
   readonly #files = new Map<string, Entry>();
   /** How many files lie beneath each existing directory (implicit directories, SPEC §3). */
   readonly #dirs = new Map<string, number>();
+  readonly #scopes = new Map<string, InMemoryStore>();
+  readonly #options: InMemoryStoreOptions;
+  readonly #expiry: Expiry | null;
+  #bytes = 0;
   #clock = 0;
 
+  constructor(options: InMemoryStoreOptions = {}) {
+    this.#expiry = expiryOf(options);
+    this.#options = { ...options };
+  }
+
+  /** The store of `tenant`, nested in this one; throws `TypeError` for an invalid tenant id. */
+  scope(tenant: string): InMemoryStore {
+    checkTenant(tenant);
+    let scoped = this.#scopes.get(tenant);
+    if (!scoped) {
+      scoped = new InMemoryStore(this.#options);
+      this.#scopes.set(tenant, scoped);
+    }
+    return scoped;
+  }
+
+  async usage(): Promise<Usage> {
+    this.#reap();
+    return { files: this.#files.size, bytes: this.#bytes };
+  }
+
+  async sweep(): Promise<SweepResult> {
+    const removed = this.#reap();
+    return {
+      paths: removed.map(([path]) => path),
+      bytes: removed.reduce((n, [, e]) => n + e.data.byteLength, 0),
+    };
+  }
+
+  async check(): Promise<void> {}
+
   async read(path: string): Promise<FileData | null> {
+    this.#reap();
     const entry = this.#files.get(path);
-    return entry ? { data: entry.data.slice(), version: entry.version } : null;
+    if (!entry) return null;
+    this.#touch(path, entry);
+    return { data: entry.data.slice(), version: entry.version };
   }
 
   async stat(path: string): Promise<Stat | null> {
+    this.#reap();
     if (path === ROOT || this.#dirs.has(path)) return { kind: "directory" };
     const entry = this.#files.get(path);
     return entry ? { kind: "file", size: entry.data.byteLength } : null;
   }
 
   async list(dir: string, depth: number): Promise<Listing | null> {
+    this.#reap();
     if (dir !== ROOT && !this.#dirs.has(dir)) return null;
     const files = [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
     return listingFromFiles(dir, files, depth);
@@ -58,6 +112,7 @@ export class InMemoryStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    this.#reap();
     this.#checkAncestors(path);
     const current = this.#files.get(path);
     if ("ifAbsent" in condition) {
@@ -66,34 +121,62 @@ export class InMemoryStore implements MemoryStore {
       throw new ConflictError(path);
     }
     const version = this.#nextVersion();
-    if (!current) this.#countFile(path, 1);
-    this.#files.set(path, { data: data.slice(), version });
+    if (current) this.#remove(path, current);
+    this.#add(path, { data: data.slice(), version, accessed: 0 });
     return { version };
   }
 
   async delete(path: string): Promise<boolean> {
-    const targets = [...this.#files.keys()].filter((p) => isSameOrInside(p, path));
-    for (const p of targets) {
-      this.#files.delete(p);
-      this.#countFile(p, -1);
-    }
+    this.#reap();
+    const targets = [...this.#files].filter(([p]) => isSameOrInside(p, path));
+    for (const [p, entry] of targets) this.#remove(p, entry);
     return targets.length > 0;
   }
 
   async rename(from: string, to: string): Promise<void> {
+    this.#reap();
     const moving = [...this.#files].filter(([p]) => isSameOrInside(p, from));
     if (moving.length === 0) throw new NotFoundError(from);
     if (this.#files.has(to) || this.#dirs.has(to) || to === ROOT) throw new AlreadyExistsError(to);
     this.#checkAncestors(to);
-    for (const [p] of moving) {
-      this.#files.delete(p);
-      this.#countFile(p, -1);
+    for (const [p, entry] of moving) this.#remove(p, entry);
+    for (const [p, entry] of moving) this.#add(rebase(p, from, to), entry);
+  }
+
+  /** Adds a file as accessed now, at the end of the access order. */
+  #add(path: string, entry: Entry): void {
+    if (this.#expiry) entry.accessed = this.#expiry.now();
+    this.#files.set(path, entry);
+    this.#countFile(path, 1);
+    this.#bytes += entry.data.byteLength;
+  }
+
+  #remove(path: string, entry: Entry): void {
+    this.#files.delete(path);
+    this.#countFile(path, -1);
+    this.#bytes -= entry.data.byteLength;
+  }
+
+  /** Marks a read file accessed: it moves to the end of the access order. */
+  #touch(path: string, entry: Entry): void {
+    if (!this.#expiry) return;
+    this.#files.delete(path);
+    entry.accessed = this.#expiry.now();
+    this.#files.set(path, entry);
+  }
+
+  /** Removes the expired files, which lead the access order, and returns them. */
+  #reap(): [string, Entry][] {
+    const expiry = this.#expiry;
+    if (!expiry) return [];
+    const now = expiry.now();
+    const removed: [string, Entry][] = [];
+    for (const [path, entry] of this.#files) {
+      if (!expiry.isExpired(entry.accessed, now)) break;
+      removed.push([path, entry]);
     }
-    for (const [p, entry] of moving) {
-      const target = rebase(p, from, to);
-      this.#files.set(target, entry);
-      this.#countFile(target, 1);
-    }
+    for (const [path, entry] of removed) this.#remove(path, entry);
+    return removed;
   }
 
   #checkAncestors(path: string): void {

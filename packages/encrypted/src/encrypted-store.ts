@@ -2,6 +2,10 @@ import { randomBytes } from "node:crypto";
 import {
   AlreadyExistsError,
   ConflictError,
+  checkTenant,
+  type Expiry,
+  type ExpiryOptions,
+  expiryOf,
   type FileData,
   isListedName,
   isSameOrInside,
@@ -15,7 +19,10 @@ import {
   type StoreCapabilities,
   type StoredFile,
   StoreFailureError,
+  type SweepResult,
   segmentsOf,
+  type Usage,
+  usageOf,
   type Version,
   type WriteCondition,
 } from "@mem/core";
@@ -34,6 +41,7 @@ import { type KeyMaterial, type Keyring, type KeySource, keySources } from "./ke
 import { formerPaths, type Move, newMove, parseMove } from "./moves.js";
 import { readPathSet, updatePathSet } from "./path-set.js";
 import {
+  BOOKKEEPING_DIR,
   claimPath,
   isOwnReservedName,
   keyCheckPath,
@@ -42,7 +50,7 @@ import {
 } from "./reserved.js";
 import { loadSodium } from "./sodium.js";
 
-export interface EncryptedStoreOptions {
+export interface EncryptedStoreOptions extends ExpiryOptions {
   /** One key (id `"default"`): 32 bytes, their base64, or `{ passphrase }`. Give this or `keyring`. */
   key?: KeyMaterial;
   /** Several keys by id; writes use `active`, reads use whichever key a file's header names. */
@@ -54,7 +62,15 @@ export interface EncryptedStoreOptions {
   context?: string;
   /** Argon2id cost for passphrase keys; used only when the store's salt is first created. */
   kdf?: KdfParams;
+  // Expiry is the inner store's: give the wrapper the inner store's `expireAfterSeconds` and `clock` too,
+  // so that it keeps its own bookkeeping files (key checks, salt, indexes) from expiring (see README).
 }
+
+/** A scope's link to its parent: the parent's keys, and the context the tenant is bound into. */
+const PARENT = Symbol("parent");
+type ScopedOptions = EncryptedStoreOptions & { [PARENT]?: { cipher: () => Promise<Cipher> } };
+
+const isBookkeepingPath = (path: string): boolean => segmentsOf(path).some(isOwnReservedName);
 
 export interface RotationOptions {
   /** Stops the rotation between two files; run `rotate()` again to continue where it stopped. */
@@ -112,11 +128,18 @@ export class EncryptedStore implements MemoryStore {
   readonly #sources: readonly KeySource[];
   readonly #context: Uint8Array;
   readonly #kdf: KdfParams;
+  readonly #options: EncryptedStoreOptions;
+  readonly #parent: { cipher: () => Promise<Cipher> } | undefined;
+  readonly #expiry: Expiry | null;
+  #refreshedAt = Number.NEGATIVE_INFINITY;
   #cipher: Promise<Cipher> | null = null;
   #closed = false;
 
   constructor(inner: MemoryStore, options: EncryptedStoreOptions) {
     this.#inner = inner;
+    this.#options = options;
+    this.#parent = (options as ScopedOptions)[PARENT];
+    this.#expiry = expiryOf(options);
     this.#sources = keySources(options);
     this.#context = new TextEncoder().encode(options.context ?? "");
     this.#kdf = checkKdfParams(options.kdf ?? DEFAULT_KDF);
@@ -130,8 +153,75 @@ export class EncryptedStore implements MemoryStore {
     this.ready.catch(() => {});
   }
 
+  /**
+   * The store of `tenant`: the inner store's `scope(tenant)`, encrypted with this store's keys (no key is
+   * derived again) and with the tenant bound into every ciphertext's associated data next to the
+   * context, so a file copied from one tenant to another fails to open. Throws `TypeError` for an invalid
+   * tenant id, or when the inner store has no `scope`. Closing a scope keeps the parent's keys.
+   */
+  scope(tenant: string): EncryptedStore {
+    checkTenant(tenant);
+    if (!this.#inner.scope) throw new TypeError("EncryptedStore.scope: the inner store has no scope()");
+    const options: ScopedOptions = {
+      ...this.#options,
+      // A NUL never occurs in a tenant id, so (context, tenant) pairs map to distinct contexts.
+      context: `${this.#options.context ?? ""}\u0000${tenant}`,
+      [PARENT]: { cipher: () => this.#ready() },
+    };
+    return new EncryptedStore(this.#inner.scope(tenant), options);
+  }
+
+  /**
+   * Plaintext files and bytes: the inner store's usage less this wrapper's bookkeeping files and the
+   * fixed overhead of every ciphertext (no file is read).
+   */
+  async usage(): Promise<Usage> {
+    await this.#ready();
+    const [inner, bookkeeping] = await Promise.all([usageOf(this.#inner), this.#bookkeeping()]);
+    const files = inner.files - bookkeeping.files;
+    return { files, bytes: inner.bytes - bookkeeping.bytes - files * OVERHEAD };
+  }
+
+  /** The inner store's sweep, reported in plaintext terms (this wrapper's own files left out). */
+  async sweep(): Promise<SweepResult> {
+    await this.#ready();
+    const swept = (await this.#inner.sweep?.()) ?? { paths: [], bytes: 0 };
+    return {
+      paths: swept.paths.filter((p) => !isBookkeepingPath(p)),
+      bytes: Math.max(0, swept.bytes - swept.paths.length * OVERHEAD),
+    };
+  }
+
+  /** Fails when the keys do not open this store's key checks, or the inner store cannot work. */
+  async check(): Promise<void> {
+    await this.#ready();
+    await this.#inner.check?.();
+  }
+
+  /** This wrapper's own files in the inner store, with their stored sizes. */
+  async #bookkeeping(): Promise<Usage> {
+    const listing = await this.#inner.list(BOOKKEEPING_DIR, ALL_DEPTHS);
+    const files = listing?.entries.filter((e) => e.kind === "file") ?? [];
+    return { files: files.length, bytes: files.reduce((n, e) => n + e.size, 0) };
+  }
+
+  /**
+   * With expiry, reads the wrapper's bookkeeping files (an access) once per quarter of the expiry limit
+   * while the store is in use, so they expire at most a quarter of the limit before its last file.
+   */
+  async #refreshBookkeeping(): Promise<void> {
+    const expiry = this.#expiry;
+    if (!expiry) return;
+    const now = expiry.now();
+    if (now - this.#refreshedAt < expiry.limitMs / 4) return;
+    this.#refreshedAt = now;
+    const listing = await this.#inner.list(BOOKKEEPING_DIR, ALL_DEPTHS);
+    for (const entry of listing?.entries ?? []) if (entry.kind === "file") await this.#inner.read(entry.path);
+  }
+
   async read(path: string): Promise<FileData | null> {
     const cipher = await this.#ready();
+    await this.#refreshBookkeeping();
     const file = await this.#inner.read(path);
     if (!file) return null;
     const data = await this.#open(cipher, file.data, path);
@@ -195,6 +285,7 @@ export class EncryptedStore implements MemoryStore {
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
     const cipher = await this.#ready();
+    await this.#refreshBookkeeping();
     if (isUnlistedPath(path)) await this.#recordUnlisted(cipher, [path]);
     return this.#inner.write(path, seal(cipher, data, path), condition);
   }
@@ -220,6 +311,7 @@ export class EncryptedStore implements MemoryStore {
    */
   async rename(from: string, to: string): Promise<void> {
     const cipher = await this.#ready();
+    await this.#refreshBookkeeping();
     await this.#recover(cipher).catch(() => {});
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const file = await this.#inner.read(from);
@@ -297,6 +389,7 @@ export class EncryptedStore implements MemoryStore {
    */
   async #update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
     const cipher = await this.#ready();
+    await this.#refreshBookkeeping();
     const inner = this.#inner;
     let moves: readonly Move[] | null = null;
     for (;;) {
@@ -364,7 +457,8 @@ export class EncryptedStore implements MemoryStore {
     const pending = this.#cipher;
     this.#cipher = null;
     const cipher = await pending?.catch(() => null);
-    if (cipher) {
+    // A scope shares its parent's keys: only the parent zeroes them.
+    if (cipher && !this.#parent) {
       cipher.closed = true;
       for (const key of cipher.keys.values()) cipher.sodium.memzero(key);
     }
@@ -385,6 +479,14 @@ export class EncryptedStore implements MemoryStore {
   }
 
   async #start(): Promise<Cipher> {
+    if (this.#parent) {
+      // The parent's cipher with this scope's context; `closed` and the keys stay the parent's.
+      const cipher: Cipher = Object.create(await this.#parent.cipher(), {
+        context: { value: this.#context, enumerable: true },
+      });
+      await this.#recover(cipher).catch(() => {});
+      return cipher;
+    }
     const sodium = await loadSodium();
     const passphrases = this.#sources.flatMap((s) => ("passphrase" in s ? [s] : []));
     const derived = await derivePassphraseKeys(this.#inner, passphrases, this.#kdf, (n) =>

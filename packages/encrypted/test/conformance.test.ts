@@ -27,22 +27,29 @@ runConformance({
   name: "EncryptedStore over InMemoryStore",
   create: () => wrap(new InMemoryStore(), RAW),
   peer: (store) => wrap(innerOf(store), RAW),
+  tenants: true,
+  createExpiring: (expiry) => wrap(new InMemoryStore(expiry), { ...RAW, ...expiry }),
 });
 
 runConformance({
   name: "EncryptedStore over InMemoryStore, passphrase keyring and context",
   create: () => wrap(new InMemoryStore(), KEYRING),
   peer: (store) => wrap(innerOf(store), KEYRING),
+  tenants: true,
+  createExpiring: (expiry) => wrap(new InMemoryStore(expiry), { ...KEYRING, ...expiry }),
 });
+
+const tempRoot = () => join(mkdtempSync(join(tmpdir(), "mem-encrypted-")), "memories");
 
 runConformance({
   name: "EncryptedStore over FsStore",
-  create: () =>
-    wrap(new FsStore({ root: join(mkdtempSync(join(tmpdir(), "mem-encrypted-")), "memories") }), RAW),
+  create: () => wrap(new FsStore({ root: tempRoot() }), RAW),
   peer: (store) => wrap(new FsStore({ root: (innerOf(store) as FsStore).root }), RAW),
   destroy: async (store) => {
     const root = (innerOf(store) as FsStore).root;
     await store.close();
     rmSync(join(root, ".."), { recursive: true, force: true });
   },
+  tenants: true,
+  createExpiring: (expiry) => wrap(new FsStore({ root: tempRoot(), ...expiry }), { ...RAW, ...expiry }),
 });

@@ -5,7 +5,9 @@ import {
   constants,
   fchmodSync,
   fstatSync,
+  futimesSync,
   lstatSync,
+  lutimesSync,
   mkdirSync,
   openSync,
   realpathSync,
@@ -14,10 +16,14 @@ import {
   statSync,
   unlinkSync,
 } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import {
   AlreadyExistsError,
   ConflictError,
+  checkTenant,
+  type Expiry,
+  type ExpiryOptions,
+  expiryOf,
   type FileData,
   isSameOrInside,
   type Listing,
@@ -31,22 +37,25 @@ import {
   type StoreCapabilities,
   type StoredFile,
   StoreFailureError,
+  type SweepResult,
   segmentsOf,
+  type Usage,
   type Version,
   type WriteCondition,
 } from "@mem/core";
 import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
 import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
+import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release, serialize } from "./lock.js";
-import { isReservedName, tempName } from "./names.js";
+import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
-import { collectAllFiles, collectFiles, Pace } from "./walk.js";
+import { collectAllFiles, collectFiles, type Live, Pace, withChild } from "./walk.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
-export interface FsStoreOptions {
+export interface FsStoreOptions extends ExpiryOptions {
   /** The directory that holds `/memories`. Created (mode 0700, with missing parents) if absent. */
   root: string;
   /** How long a command waits for another process's lock before failing. Default 10 000 ms. */
@@ -63,6 +72,21 @@ export interface FsStoreOptions {
    */
   resolution?: "auto" | "path";
 }
+
+/** What a scope takes over from its parent instead of probing again. */
+const INHERITED = Symbol("inherited");
+type ScopeOptions = FsStoreOptions & { [INHERITED]?: Resolution };
+
+/** Creates `path` (0700) unless it is there; refuses anything but a real directory at it. */
+const ensureDirectory = (path: string): void => {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+    chmodSync(path, 0o700);
+  } catch (error) {
+    if (errnoOf(error) !== "EEXIST") throw failure(error);
+  }
+  if (!lstatSync(path).isDirectory()) throw symlinkRefused();
+};
 
 /** The content hash that serves as version: it changes exactly when the bytes change. */
 const versionOf = (data: Uint8Array): Version => createHash("sha256").update(data).digest("base64url");
@@ -147,6 +171,8 @@ export class FsStore implements MemoryStore {
   readonly root: string;
   private readonly resolution: Resolution;
   private readonly timing: LockTiming;
+  private readonly options: FsStoreOptions;
+  private readonly expiry: Expiry | null;
 
   constructor(options: FsStoreOptions) {
     if (process.platform === "win32")
@@ -156,8 +182,94 @@ export class FsStore implements MemoryStore {
     // Links in the root's own path are the operator's choice and are resolved once, here.
     this.root = realpathSync(requested);
     if (!lstatSync(this.root).isDirectory()) throw new Error("the root of an FsStore must be a directory");
-    this.resolution = options.resolution !== "path" && descriptorPathsWork(this.root) ? "descriptor" : "path";
+    const inherited = (options as ScopeOptions)[INHERITED];
+    this.resolution =
+      inherited ?? (options.resolution !== "path" && descriptorPathsWork(this.root) ? "descriptor" : "path");
     this.timing = { timeoutMs: options.lockTimeoutMs ?? 10_000, staleMs: options.lockStaleMs ?? 30_000 };
+    this.expiry = expiryOf(options);
+    this.options = { ...options };
+  }
+
+  /**
+   * The store of `tenant`: the directory `{root}/.~mem-tenants/{tenant}` (made on first use), with this
+   * store's options. It opens nothing until a command runs, and takes its own cross-process lock, so
+   * tenants never wait for each other. Throws `TypeError` for an invalid tenant id.
+   */
+  scope(tenant: string): FsStore {
+    checkTenant(tenant);
+    const tenants = join(this.root, TENANTS_DIR);
+    ensureDirectory(tenants);
+    const root = join(tenants, tenant);
+    ensureDirectory(root);
+    const options: ScopeOptions = { ...this.options, root, [INHERITED]: this.resolution };
+    return new FsStore(options);
+  }
+
+  /** Files and bytes beneath the root (hidden files included, tenants and bookkeeping not), from metadata. */
+  async usage(): Promise<Usage> {
+    const expiry = this.expiry;
+    const now = expiry?.now() ?? 0;
+    const usage: Usage = { files: 0, bytes: 0 };
+    await this.withRoot((root) =>
+      forEachFile(root, ROOT, ({ stats }) => {
+        if (expiry?.isExpired(stats.mtimeMs, now)) return;
+        usage.files += 1;
+        usage.bytes += stats.size;
+      }),
+    );
+    return usage;
+  }
+
+  /** Removes the expired files under the lock and reports them; nothing without `expireAfterSeconds`. */
+  async sweep(): Promise<SweepResult> {
+    const expiry = this.expiry;
+    if (!expiry) return { paths: [], bytes: 0 };
+    return this.mutate(async (root) => {
+      const removed = await removeExpired(root, ROOT, expiry);
+      await root.sync();
+      return removed;
+    });
+  }
+
+  /** Fails when the root is gone or is not a directory. */
+  async check(): Promise<void> {
+    await this.withRoot(async () => undefined);
+  }
+
+  /** A file counts while it has not expired; `undefined` when files never expire. */
+  private live(): Live | undefined {
+    const expiry = this.expiry;
+    if (!expiry) return undefined;
+    const now = expiry.now();
+    return (stats) => !expiry.isExpired(stats.mtimeMs, now);
+  }
+
+  /**
+   * Before a change: removes expired files on the way to `path` (an expired file where a directory is
+   * needed) and beneath it, so the change meets only live files. Runs under the lock.
+   */
+  private async reap(root: Dir, segments: readonly string[]): Promise<void> {
+    const expiry = this.expiry;
+    if (!expiry) return;
+    const descent = await this.descend(root, segments, false);
+    try {
+      const { blocked } = descent;
+      if (blocked?.kind === "file") {
+        const parent = descent.dirs[blocked.index]!;
+        const name = segments[blocked.index]!;
+        const stats = parent.lstatNow(name);
+        if (stats?.isFile() && expiry.isExpired(stats.mtimeMs)) {
+          unlinkSync(parent.at(name));
+          await parent.sync();
+          await pruneEmpty(descent.dirs, segments.slice(0, blocked.index));
+        }
+      } else if (!blocked && segments.length > 0) {
+        const removed = await removeExpired(descent.dirs.at(-1)!, pathOf(segments), expiry);
+        if (removed.paths.length > 0) await pruneEmpty(descent.dirs, segments);
+      }
+    } finally {
+      await releaseDescent(descent);
+    }
   }
 
   /** Names of the store's temporary and lock files (all start with `.~mem-`). */
@@ -172,7 +284,7 @@ export class FsStore implements MemoryStore {
       const descent = await this.descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return null;
-        return await readFileIn(descent.dirs.at(-1)!, segments.at(-1)!);
+        return await readFileIn(descent.dirs.at(-1)!, segments.at(-1)!, this.expiry);
       } finally {
         await releaseDescent(descent);
       }
@@ -186,10 +298,21 @@ export class FsStore implements MemoryStore {
       const descent = await this.descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return null;
-        const stats = await descent.dirs.at(-1)!.lstat(segments.at(-1)!);
+        const parent = descent.dirs.at(-1)!;
+        const name = segments.at(-1)!;
+        const stats = await parent.lstat(name);
         if (!stats) return null;
-        if (stats.isFile()) return { kind: "file", size: stats.size };
-        if (stats.isDirectory()) return { kind: "directory" };
+        const expiry = this.expiry;
+        if (stats.isFile())
+          return expiry?.isExpired(stats.mtimeMs) ? null : { kind: "file", size: stats.size };
+        if (stats.isDirectory()) {
+          if (!expiry) return { kind: "directory" };
+          let live = false;
+          await withChild(parent, name, async (child) => {
+            live = await holdsLiveFile(child, expiry);
+          });
+          return live ? { kind: "directory" } : null;
+        }
         throw stats.isSymbolicLink() ? symlinkRefused() : specialFileRefused();
       } finally {
         await releaseDescent(descent);
@@ -202,7 +325,11 @@ export class FsStore implements MemoryStore {
       const descent = await this.descend(root, segmentsOf(dir), false);
       try {
         if (descent.blocked) return null;
-        return listingFromFiles(dir, await collectFiles(descent.dirs.at(-1)!, dir), depth);
+        const live = this.live();
+        const files = await collectFiles(descent.dirs.at(-1)!, dir, live);
+        // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
+        if (live && dir !== ROOT && files.length === 0) return null;
+        return listingFromFiles(dir, files, depth);
       } finally {
         await releaseDescent(descent);
       }
@@ -219,6 +346,7 @@ export class FsStore implements MemoryStore {
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
     return this.mutate(async (root) => {
+      await this.reap(root, segments);
       const descent = await this.descend(root, parentSegments, true);
       let done = false;
       try {
@@ -230,10 +358,10 @@ export class FsStore implements MemoryStore {
           if (existing) throw new AlreadyExistsError(path);
         } else {
           if (!existing?.isFile()) throw new ConflictError(path);
-          const current = await readFileIn(parent, name);
+          const current = await readFileIn(parent, name, this.expiry);
           if (current?.version !== condition.ifVersion) throw new ConflictError(path);
         }
-        await writeAtomically(parent, name, data, createdDirs(descent));
+        await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
         done = true;
         return { version: versionOf(data) };
       } finally {
@@ -253,10 +381,10 @@ export class FsStore implements MemoryStore {
       try {
         if (descent.blocked) return false;
         const parent = descent.dirs.at(-1)!;
-        const current = await readFileIn(parent, name);
+        const current = await readFileIn(parent, name, this.expiry);
         if (!current) return false;
         const next = change(current.data);
-        if (next) await writeAtomically(parent, name, next);
+        if (next) await writeAtomically(parent, name, next, [], this.expiry?.now());
         return true;
       } finally {
         await releaseDescent(descent);
@@ -270,6 +398,7 @@ export class FsStore implements MemoryStore {
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
     return this.mutate(async (root) => {
+      await this.reap(root, segments);
       const descent = await this.descend(root, parentSegments, false);
       try {
         if (descent.blocked) return false;
@@ -314,6 +443,8 @@ export class FsStore implements MemoryStore {
     const fromName = fromSegments.at(-1)!;
     const toName = toSegments.at(-1)!;
     return this.mutate(async (root) => {
+      await this.reap(root, fromSegments);
+      await this.reap(root, toSegments);
       const source = await this.descend(root, fromParentSegments, false);
       try {
         if (source.blocked) throw new NotFoundError(from);
@@ -333,6 +464,13 @@ export class FsStore implements MemoryStore {
           if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
           renameSync(sourceParent.at(fromName), targetParent.at(toName));
           done = true;
+          const expiry = this.expiry;
+          if (expiry) {
+            // A move is an access (SPEC §7): of the file, or of every file beneath the directory.
+            const now = expiry.now();
+            if (stats.isFile()) lutimesSync(targetParent.at(toName), now / 1000, now / 1000);
+            else await withChild(targetParent, toName, (moved) => touchAll(moved, now));
+          }
           // Both parents hold half of the move; they may be the same directory, synced twice at once.
           await syncAll([targetParent, sourceParent, ...createdDirs(target)]);
           await pruneEmpty(source.dirs, fromParentSegments);
@@ -418,8 +556,11 @@ export class FsStore implements MemoryStore {
   }
 }
 
-/** The file `name` in `dir`; `null` when nothing or a directory is there. */
-const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
+/**
+ * The file `name` in `dir`; `null` when nothing or a directory is there, or (with `expiry`) when the file
+ * expired. With `expiry`, reading is an access: the file's modification time becomes now.
+ */
+const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promise<FileData | null> => {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
@@ -435,6 +576,13 @@ const readFileIn = async (dir: Dir, name: string): Promise<FileData | null> => {
     if (stats.isDirectory()) return null;
     if (!stats.isFile()) throw specialFileRefused();
     if (stats.nlink > 1) throw hardLinkRefused();
+    if (expiry) {
+      const now = expiry.now();
+      if (expiry.isExpired(stats.mtimeMs, now)) return null;
+      const data = await readAll(fd, stats);
+      futimesSync(fd, now / 1000, now / 1000);
+      return fileData(data);
+    }
     return fileData(await readAll(fd, stats));
   } finally {
     closeSync(fd);
@@ -450,6 +598,7 @@ const writeAtomically = async (
   name: string,
   data: Uint8Array,
   alsoSync: readonly Dir[] = [],
+  accessedMs?: number,
 ): Promise<void> => {
   const temp = tempName();
   const fd = createPrivateFile(dir.at(temp));
@@ -457,6 +606,7 @@ const writeAtomically = async (
   try {
     try {
       await writeAll(fd, data);
+      if (accessedMs !== undefined) futimesSync(fd, accessedMs / 1000, accessedMs / 1000);
       await fsyncAsync(fd);
     } finally {
       closeSync(fd);

@@ -7,6 +7,13 @@ import { randomBytes } from "node:crypto";
  */
 export const RESERVED_PREFIX = ".~mem-";
 
+/**
+ * The directory in a root that holds its tenants: `{root}/.~mem-tenants/{tenant}` is the root of
+ * `scope(tenant)`. Tenant ids never contain `~`, so no tenant's own bookkeeping can collide with it, and
+ * the reserved name keeps it out of reach and out of sight of the unscoped store.
+ */
+export const TENANTS_DIR = `${RESERVED_PREFIX}tenants`;
+
 /** Temporary file of an atomic write, in the directory of the file being written. */
 export const TEMP_PREFIX = `${RESERVED_PREFIX}tmp-`;
 

@@ -1,9 +1,9 @@
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, type Stats } from "node:fs";
 import { isListedName } from "@mem/core";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, failure, RefusedEntryError } from "./failure.js";
 import { Budget, forEachWithBudget } from "./limit.js";
-import { isReservedName } from "./names.js";
+import { isReservedName, TENANTS_DIR } from "./names.js";
 
 /** Extra directory descriptors one walk may hold open at once. */
 const OPEN_DIRS = 32;
@@ -62,22 +62,26 @@ export const withChild = async (
 };
 
 /** Whether any regular file lies beneath directory `name` of `dir`, at any depth (links not followed). */
-const holdsFile = async (dir: Dir, name: string): Promise<boolean> => {
+const holdsFile = async (dir: Dir, name: string, live?: Live): Promise<boolean> => {
   let found = false;
   await withChild(dir, name, async (child) => {
     for (const entry of await readEntries(child)) {
       if (found) return;
-      if (entry.isFile()) found = true;
-      else if (entry.isDirectory()) found = await holdsFile(child, entry.name);
+      if (entry.isFile() && !live) found = true;
+      else if (entry.isDirectory()) found = await holdsFile(child, entry.name, live);
       else if (!entry.isSymbolicLink() && !isSpecial(entry)) {
         const stats = await child.lstat(entry.name);
         found =
-          stats?.isFile() === true || (stats?.isDirectory() === true && (await holdsFile(child, entry.name)));
+          (stats?.isFile() === true && (!live || live(stats))) ||
+          (stats?.isDirectory() === true && (await holdsFile(child, entry.name, live)));
       }
     }
   });
   return found;
 };
+
+/** Whether a file counts (with expiry on: it has not expired). */
+export type Live = (stats: Stats) => boolean;
 
 /**
  * The files a listing of `dir` is built from (see `listingFromFiles`): every regular file beneath it
@@ -122,7 +126,11 @@ export const collectAllFiles = async (
   return files;
 };
 
-export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: string; size: number }[]> => {
+export const collectFiles = async (
+  dir: Dir,
+  dirPath: string,
+  live?: Live,
+): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
   const budget = new Budget(OPEN_DIRS);
   const pace = new Pace();
@@ -146,7 +154,7 @@ export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: s
       await pace.step();
       if (!stats) continue;
       const kind = kindOfStats(stats);
-      if (kind === "file") {
+      if (kind === "file" && (!live || live(stats))) {
         files.push({ path: `${currentPath}/${name}`, size: stats.size });
         found = true;
       } else if (kind === "directory") subdirs.push(name);
@@ -158,8 +166,11 @@ export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: s
     );
     for (const entry of unlisted) {
       if (found) break;
-      const isFile = entry.isFile() || (await current.lstat(entry.name))?.isFile() === true;
-      if (isFile || (await holdsFile(current, entry.name))) {
+      // Tenants' files never make their parent's directories exist.
+      if (entry.name === TENANTS_DIR) continue;
+      const stats = entry.isFile() && !live ? null : await current.lstat(entry.name);
+      const isFile = (entry.isFile() && !live) || (stats?.isFile() === true && (!live || live(stats)));
+      if (isFile || (await holdsFile(current, entry.name, live))) {
         files.push({ path: `${currentPath}/${entry.name}`, size: 0 });
         found = true;
       }

@@ -2,11 +2,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runConformance } from "@mem/conformance";
-import { FsStore } from "@mem/fs";
+import { FsStore, type FsStoreOptions } from "@mem/fs";
+
+const fresh = (options: Omit<FsStoreOptions, "root"> = {}) =>
+  new FsStore({ root: join(mkdtempSync(join(tmpdir(), "mem-fs-conformance-")), "memories"), ...options });
 
 runConformance({
   name: "FsStore",
-  create: () => new FsStore({ root: join(mkdtempSync(join(tmpdir(), "mem-fs-conformance-")), "memories") }),
+  create: () => fresh(),
   peer: (store) => new FsStore({ root: store.root }),
   destroy: (store) => rmSync(join(store.root, ".."), { recursive: true, force: true }),
+  tenants: true,
+  createExpiring: (expiry) => fresh(expiry),
 });

@@ -25,3 +25,14 @@ export const keyBaseOf = (prefix: string): string => {
 
 /** The version counter key, which also routes every script call to the store's slot. */
 export const routingKeyOf = (base: string): string => `${base}seq`;
+
+/**
+ * The key base of tenant `tenant` within the store of key base `base`: the same text around a hash tag
+ * of its own, `{<tag>:tenant:<tenant>}`, so a tenant's keys share a slot of their own on a Cluster.
+ * Tenant ids hold no `{`, `}` or `:`, so two tenants of one store never share a tag.
+ */
+export const scopedKeyBase = (base: string, tenant: string): string => {
+  const open = base.indexOf("{");
+  const close = base.indexOf("}", open + 1);
+  return `${base.slice(0, open + 1)}${base.slice(open + 1, close)}:tenant:${tenant}${base.slice(close)}`;
+};

@@ -8,22 +8,33 @@
  *                  this hash is non-empty; Redis drops empty hashes, so empty directories vanish.
  * - `B z`         hash directory path → listed size (bytes of files beneath it whose names below the
  *                  directory are all listed names); absent means 0
- * - `B t`         sorted set path → last read/write time in ms, for expiry
+ * - `B t`         sorted set path → last access time in ms, for expiry
+ * - `B u`         hash `f` = number of files, `b` = their total bytes (hidden ones included): usage in O(1)
+ * - `B s`         hash path → size of each file, kept only with expiry: the Redis expiry of a file key
+ *                  (the backstop below) must not lose the size the totals need
  * - `B seq`       the version counter; versions are never reused within a store
  *
- * Call: KEYS[1] = `B seq` (routes the call to the store's slot), ARGV = base, ttl in ms (0: none),
- * operation, operation arguments.
+ * Expiry: every operation first removes the files whose access time is older than `now - ttl`, so an
+ * expired file is missing at once. As a backstop for stores nobody calls any more, every key touched
+ * gets a Redis expiry of twice the ttl (refreshed on each access), so the server reclaims an abandoned
+ * store by itself; the script, which runs first while the store is in use, keeps the index consistent.
+ *
+ * Call: KEYS[1] = `B seq` (routes the call to the store's slot), ARGV = base, ttl in ms (0: none), now
+ * in ms ('' for the server's clock), operation, operation arguments.
  */
 import { createHash } from "node:crypto";
 
 export const STORE_SCRIPT = `
 local base = ARGV[1]
 local ttl = tonumber(ARGV[2])
-local op = ARGV[3]
+local op = ARGV[4]
 local ROOT = '/memories'
 local SEQ = KEYS[1]
 local SIZES = base .. 'z'
 local ACCESS = base .. 't'
+local USAGE = base .. 'u'
+local FILESIZE = base .. 's'
+local function arg(i) return ARGV[5 + i] end
 
 local function fkey(p) return base .. 'f:' .. p end
 local function dkey(p) return base .. 'd:' .. p end
@@ -34,13 +45,42 @@ local function listed(n) return string.sub(n, 1, 1) ~= '.' and n ~= 'node_module
 local function under(p, dir) return string.sub(p, 1, #dir + 1) == dir .. '/' end
 local function num(v) return tonumber(v) or 0 end
 
-local now
-do
+local now = tonumber(ARGV[3])
+if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 local function ms(x) return string.format('%.0f', x) end
-local function touch(p) redis.call('ZADD', ACCESS, ms(now), p) end
+local backstop = ms(ttl * 2)
+
+-- Usage totals; the hash goes away with the last file.
+local function count(files, bytes)
+  if files ~= 0 and redis.call('HINCRBY', USAGE, 'f', files) <= 0 then
+    redis.call('DEL', USAGE)
+    return
+  end
+  if bytes ~= 0 then redis.call('HINCRBY', USAGE, 'b', bytes) end
+end
+
+-- Marks p accessed now; with expiry, refreshes the backstop of p's key, its directories and the store's own keys.
+local function touch(p)
+  redis.call('ZADD', ACCESS, ms(now), p)
+  if ttl <= 0 then return end
+  redis.call('PEXPIRE', fkey(p), backstop)
+  local dir = parent(p)
+  while dir do
+    redis.call('PEXPIRE', dkey(dir), backstop)
+    if dir == ROOT then break end
+    dir = parent(dir)
+  end
+  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE}) do redis.call('PEXPIRE', k, backstop) end
+end
+
+local function sizeOf(p)
+  local size = redis.call('HSTRLEN', fkey(p), 'd')
+  if size == 0 and ttl > 0 then size = num(redis.call('HGET', FILESIZE, p)) end
+  return size
+end
 
 -- Adds delta to the listed size of each ancestor of p that counts p: walking up stops at the first
 -- unlisted name, since nothing beneath an unlisted name counts for the directories above it.
@@ -90,11 +130,14 @@ local function fileAncestor(p)
 end
 
 local function removeFile(p)
-  local size = redis.call('HSTRLEN', fkey(p), 'd')
+  local size = sizeOf(p)
   redis.call('DEL', fkey(p))
   redis.call('ZREM', ACCESS, p)
+  redis.call('HDEL', FILESIZE, p)
   addSize(p, -size)
+  count(-1, -size)
   unlink(p)
+  return size
 end
 
 -- Every file and directory beneath dir (dir included in dirs).
@@ -107,18 +150,33 @@ local function walk(dir, files, dirs)
   end
 end
 
+-- Removes the expired files; returns their paths and sizes (path, size, path, size...).
 local function purge()
-  if ttl <= 0 then return end
+  if ttl <= 0 then return {} end
   local old = redis.call('ZRANGEBYSCORE', ACCESS, '-inf', '(' .. ms(now - ttl))
+  local out = {}
   for _, p in ipairs(old) do
-    if exists(fkey(p)) then removeFile(p) else redis.call('ZREM', ACCESS, p) end
+    local indexed = redis.call('HGET', dkey(parent(p)), name(p)) == 'f'
+    if exists(fkey(p)) or indexed then
+      out[#out + 1] = p
+      out[#out + 1] = removeFile(p)
+    else
+      redis.call('ZREM', ACCESS, p)
+    end
   end
+  return out
 end
 
+if op == 'sweep' then return purge() end
 purge()
 
+if op == 'usage' then
+  local u = redis.call('HMGET', USAGE, 'f', 'b')
+  return {num(u[1]), num(u[2])}
+end
+
 if op == 'read' then
-  local p = ARGV[4]
+  local p = arg(0)
   local h = redis.call('HMGET', fkey(p), 'd', 'v')
   if not h[1] then return nil end
   if ttl > 0 then touch(p) end
@@ -126,7 +184,7 @@ if op == 'read' then
 end
 
 if op == 'stat' then
-  local p = ARGV[4]
+  local p = arg(0)
   if p == ROOT then return {'d'} end
   if exists(fkey(p)) then return {'f', redis.call('HSTRLEN', fkey(p), 'd')} end
   if exists(dkey(p)) then return {'d'} end
@@ -134,7 +192,7 @@ if op == 'stat' then
 end
 
 if op == 'list' then
-  local dir, depth = ARGV[4], tonumber(ARGV[5])
+  local dir, depth = arg(0), tonumber(arg(1))
   if dir ~= ROOT and not exists(dkey(dir)) then return nil end
   local out = {num(redis.call('HGET', SIZES, dir))}
   local function visit(d, level)
@@ -158,7 +216,7 @@ if op == 'list' then
 end
 
 if op == 'write' then
-  local p, data, expected = ARGV[4], ARGV[5], ARGV[6]
+  local p, data, expected = arg(0), arg(1), arg(2)
   local fk = fkey(p)
   local oldSize = 0
   if expected == '' then
@@ -171,14 +229,16 @@ if op == 'write' then
   end
   local version = tostring(redis.call('INCR', SEQ))
   redis.call('HSET', fk, 'd', data, 'v', version)
-  touch(p)
   if expected == '' then link(p, 'f') end
+  if ttl > 0 then redis.call('HSET', FILESIZE, p, #data) end
   addSize(p, #data - oldSize)
+  count(expected == '' and 1 or 0, #data - oldSize)
+  touch(p)
   return {'ok', version}
 end
 
 if op == 'delete' then
-  local p = ARGV[4]
+  local p = arg(0)
   if exists(fkey(p)) then
     removeFile(p)
     return 1
@@ -187,10 +247,14 @@ if op == 'delete' then
   local files, dirs = {}, {}
   walk(p, files, dirs)
   addSize(p, -num(redis.call('HGET', SIZES, p)))
+  local bytes = 0
   for _, f in ipairs(files) do
+    bytes = bytes + sizeOf(f)
     redis.call('DEL', fkey(f))
     redis.call('ZREM', ACCESS, f)
+    redis.call('HDEL', FILESIZE, f)
   end
+  count(-#files, -bytes)
   for _, d in ipairs(dirs) do
     redis.call('DEL', dkey(d))
     redis.call('HDEL', SIZES, d)
@@ -200,17 +264,21 @@ if op == 'delete' then
 end
 
 if op == 'rename' then
-  local from, to = ARGV[4], ARGV[5]
+  local from, to = arg(0), arg(1)
   local isFile = exists(fkey(from))
   if not isFile and (from == ROOT or not exists(dkey(from))) then return {'notfound'} end
   if to == ROOT or exists(fkey(to)) or exists(dkey(to)) then return {'exists'} end
   if under(to, from) then return {'inside'} end
   local ancestor = fileAncestor(to)
   if ancestor then return {'notdir', ancestor} end
+  -- A move is an access (SPEC §7) of every file it moves.
   local function moveAccess(a, b)
-    local score = redis.call('ZSCORE', ACCESS, a)
     redis.call('ZREM', ACCESS, a)
-    if score then redis.call('ZADD', ACCESS, score, b) else touch(b) end
+    if ttl > 0 then
+      local size = redis.call('HGET', FILESIZE, a)
+      redis.call('HDEL', FILESIZE, a)
+      if size then redis.call('HSET', FILESIZE, b, size) end
+    end
   end
   if isFile then
     local size = redis.call('HSTRLEN', fkey(from), 'd')
@@ -220,6 +288,7 @@ if op == 'rename' then
     moveAccess(from, to)
     link(to, 'f')
     addSize(to, size)
+    touch(to)
     return {'ok'}
   end
   local files, dirs = {}, {}
@@ -246,6 +315,7 @@ if op == 'rename' then
   end
   link(to, 'd')
   addSize(to, size)
+  for _, f in ipairs(files) do touch(to .. string.sub(f, cut)) end
   return {'ok'}
 end
 

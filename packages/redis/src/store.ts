@@ -1,6 +1,9 @@
 import {
   AlreadyExistsError,
   ConflictError,
+  checkTenant,
+  type ExpiryOptions,
+  expiryOf,
   type FileData,
   type ListEntry,
   type Listing,
@@ -12,12 +15,14 @@ import {
   type StoreCapabilities,
   type StoredFile,
   StoreFailureError,
+  type SweepResult,
+  type Usage,
   type Version,
   type WriteCondition,
 } from "@mem/core";
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { mayHaveRun, toStoreFailure } from "./failure.js";
-import { keyBaseOf, routingKeyOf } from "./keys.js";
+import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 
 /**
@@ -67,7 +72,7 @@ export const recommendedClusterOptions = {
   },
 } satisfies ClusterOptions;
 
-interface CommonOptions {
+interface CommonOptions extends ExpiryOptions {
   /**
    * Namespace of this store's keys; stores with different prefixes never see each other's files.
    * Gets wrapped into a Redis Cluster hash tag (`tenant-1` → `{tenant-1}:`) unless it already holds
@@ -75,8 +80,7 @@ interface CommonOptions {
    */
   prefix?: string;
   /**
-   * Files not read or written for this many seconds disappear. Every store instance sharing a prefix
-   * should use the same value. Default: no expiry.
+   * @deprecated Use `expireAfterSeconds`, which means the same (0 here means no expiry).
    */
   ttlSeconds?: number;
   /**
@@ -102,10 +106,10 @@ export type RedisStoreOptions = CommonOptions &
 
 type Reply = Buffer | number | null | Reply[];
 
-type Operation = "read" | "stat" | "list" | "write" | "delete" | "rename";
+type Operation = "read" | "stat" | "list" | "write" | "delete" | "rename" | "usage" | "sweep";
 
 /** Operations that change data: only their failures can leave the outcome unknown. */
-const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename"]);
+const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "sweep"]);
 
 const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
 
@@ -130,8 +134,10 @@ export class RedisStore implements MemoryStore {
   readonly keyBase: string;
   private readonly routingKey: string;
   private readonly ttlMs: string;
+  private readonly clock: (() => number) | undefined;
   private readonly timeoutMs: number;
   private readonly ownsClient: boolean;
+  private readonly expiryOptions: ExpiryOptions;
   private lastFailure: string | undefined;
 
   constructor(options: RedisStoreOptions) {
@@ -141,7 +147,21 @@ export class RedisStore implements MemoryStore {
     if (!(Number.isFinite(ttl) && ttl >= 0)) {
       throw new TypeError("RedisStore: `ttlSeconds` must be a non-negative number");
     }
-    this.ttlMs = String(Math.round(ttl * 1000));
+    if (options.expireAfterSeconds !== undefined && ttl > 0 && ttl !== options.expireAfterSeconds) {
+      throw new TypeError(
+        "RedisStore: `ttlSeconds` is the old name of `expireAfterSeconds`; give one of them",
+      );
+    }
+    const expiry = expiryOf({
+      expireAfterSeconds: options.expireAfterSeconds ?? (ttl > 0 ? ttl : undefined),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    } as ExpiryOptions);
+    this.ttlMs = String(expiry ? Math.round(expiry.limitMs) : 0);
+    this.clock = options.clock;
+    this.expiryOptions = {
+      ...(expiry ? { expireAfterSeconds: expiry.limitMs / 1000 } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    };
     this.timeoutMs = options.operationTimeoutMs ?? 10_000;
     if ("client" in options) {
       this.client = options.client;
@@ -155,6 +175,45 @@ export class RedisStore implements MemoryStore {
       this.client = client;
       this.ownsClient = true;
     }
+  }
+
+  /**
+   * The store of `tenant` on the same client (no new connection): keys under a hash tag of its own,
+   * `{<tag>:tenant:<tenant>}`, so each tenant's keys share one slot on a Cluster and its scripts stay
+   * atomic. Same expiry and timeout; closing it closes nothing. Throws `TypeError` for an invalid id.
+   */
+  scope(tenant: string): RedisStore {
+    checkTenant(tenant);
+    return new RedisStore({
+      client: this.client,
+      prefix: scopedKeyBase(this.keyBase, tenant),
+      operationTimeoutMs: this.timeoutMs,
+      ...this.expiryOptions,
+    });
+  }
+
+  /** Files and bytes from the counters the scripts keep: one round trip, O(1). */
+  async usage(): Promise<Usage> {
+    const reply = await this.run("usage", []);
+    const [files, bytes] = Array.isArray(reply) ? reply : [];
+    return { files: Number(files ?? 0), bytes: Number(bytes ?? 0) };
+  }
+
+  /** Removes the expired files now and reports them (every operation also removes them first). */
+  async sweep(): Promise<SweepResult> {
+    const reply = await this.run("sweep", []);
+    const result: SweepResult = { paths: [], bytes: 0 };
+    if (!Array.isArray(reply)) return result;
+    for (let i = 0; i + 1 < reply.length; i += 2) {
+      result.paths.push(text(reply[i]));
+      result.bytes += Number(reply[i + 1]);
+    }
+    return result;
+  }
+
+  /** Fails fast when the server cannot be reached or refuses the script. */
+  async check(): Promise<void> {
+    await this.run("usage", []);
   }
 
   async read(path: string): Promise<FileData | null> {
@@ -277,7 +336,8 @@ export class RedisStore implements MemoryStore {
    * failures are always plain.
    */
   private async run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
-    const argv = [this.keyBase, this.ttlMs, op, ...args];
+    const now = this.clock ? String(Math.round(this.clock())) : "";
+    const argv = [this.keyBase, this.ttlMs, now, op, ...args];
     const withdrawn = new AbortController();
     let handedOver = false;
     const send = (command: "evalsha" | "eval", script: string): Promise<Reply> => {

@@ -45,9 +45,44 @@ runConformance<RedisStore>({
     await store.delete(ROOT);
     await client.del(`${store.keyBase}seq`);
   },
+  tenants: true,
+  createExpiring: (expiry) => {
+    stores += 1;
+    return new RedisStore({ client, prefix: `cluster-conformance-expiring-${stores}`, ...expiry });
+  },
 });
 
 describe("RedisStore on Redis Cluster", () => {
+  it("keeps each tenant's keys in one slot of its own, over the parent's client", async () => {
+    const parent = new RedisStore({ client, prefix: "tenants-parent" });
+    const slots = new Set<number>();
+    for (const tenant of ["alice", "bob", "carol", "dave"]) {
+      const scoped = parent.scope(tenant);
+      expect(scoped.client).toBe(client);
+      await scoped.write("/memories/a/b.md", bytes(tenant), { ifAbsent: true });
+      await scoped.rename("/memories/a", "/memories/c");
+      await executeCommand(scoped, {
+        command: "str_replace",
+        path: "/memories/c/b.md",
+        old_str: tenant,
+        new_str: "x",
+      });
+      const keys = [
+        `${scoped.keyBase}seq`,
+        `${scoped.keyBase}f:/memories/c/b.md`,
+        `${scoped.keyBase}d:/memories/c`,
+      ];
+      const keySlots = new Set(
+        await Promise.all(keys.map(async (key) => Number(await client.call("CLUSTER", "KEYSLOT", key)))),
+      );
+      expect(keySlots.size).toBe(1);
+      slots.add([...keySlots][0]!);
+      expect(await scoped.usage()).toEqual({ files: 1, bytes: 1 });
+    }
+    expect(slots.size).toBeGreaterThan(1);
+    expect(await parent.usage()).toEqual({ files: 0, bytes: 0 });
+  });
+
   it("spreads stores over the masters while each store's keys stay on one", async () => {
     const owners = new Set<number>();
     for (let i = 0; i < 12; i++) {
@@ -61,8 +96,9 @@ describe("RedisStore on Redis Cluster", () => {
         const direct = client.nodes("master").find((n) => n.options.port === node.port);
         const count = Number(await direct?.call("CLUSTER", "COUNTKEYSINSLOT", String(slot)));
         if (count > 0) holders.push(node.port);
-        // 2 files, 4 directory hashes (/memories, a dir, a dir/b, a dir/b/c), sizes, access times, counter.
-        if (count > 0) expect(count, `keys of ${store.keyBase}`).toBe(9);
+        // 2 files, 4 directory hashes (/memories, a dir, a dir/b, a dir/b/c), sizes, access times, usage,
+        // counter.
+        if (count > 0) expect(count, `keys of ${store.keyBase}`).toBe(10);
       }
       expect(holders).toHaveLength(1);
       owners.add(holders[0]!);

@@ -31,4 +31,9 @@ runConformance<RedisStore>({
     await store.delete(ROOT);
     await client.del(`${store.keyBase}seq`);
   },
+  tenants: true,
+  createExpiring: (expiry) => {
+    stores += 1;
+    return new RedisStore({ client, prefix: `conformance-expiring-${stores}`, ...expiry });
+  },
 });

@@ -63,7 +63,7 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
     const rest = key.slice(base.length);
     if (rest.startsWith("f:")) files.set(rest.slice(2), await client.hstrlen(key, "d"));
     else if (rest.startsWith("d:")) dirKeys.add(rest.slice(2));
-    else if (!["z", "t", "seq"].includes(rest)) return [`unexpected key ${rest}`];
+    else if (!["z", "t", "u", "s", "seq"].includes(rest)) return [`unexpected key ${rest}`];
   }
   const problems: string[] = [];
   const children = new Map<string, Map<string, string>>();
@@ -93,6 +93,11 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
     const actual = Number(sizes[dir] ?? 0);
     if (expected !== actual) problems.push(`size of ${dir} is ${actual}, expected ${expected}`);
     if (sizes[dir] === "0") problems.push(`zero size kept for ${dir}`);
+  }
+  const usage = await client.hmget(`${base}u`, "f", "b");
+  const total = [...files.values()].reduce((a, b) => a + b, 0);
+  if (Number(usage[0] ?? 0) !== files.size || Number(usage[1] ?? 0) !== total) {
+    problems.push(`usage is ${usage.join("/")}, expected ${files.size}/${total}`);
   }
   const accessed = await client.zrange(`${base}t`, 0, -1);
   if (JSON.stringify(accessed.sort()) !== JSON.stringify([...files.keys()].sort())) {

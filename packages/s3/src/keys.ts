@@ -5,6 +5,15 @@ import { ROOT, segmentsOf } from "@mem/core";
 /** The top-level name under which rename journals live; users can never name it. */
 export const JOURNAL_NAME = ".mem-s3-rename";
 
+/** The top-level name under which tenants live: `{prefix}.mem-s3-tenants/{tenant}/` is a scope's prefix. */
+export const TENANTS_NAME = ".mem-s3-tenants";
+
+/** The object holding a store's access times when expiry is on: `{prefix}.mem-s3-access.json`. */
+export const ACCESS_NAME = ".mem-s3-access.json";
+
+/** Names the store keeps for itself; users can never name them. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([JOURNAL_NAME, TENANTS_NAME, ACCESS_NAME]);
+
 export class KeySpace {
   constructor(readonly prefix: string) {
     if (prefix !== "" && !prefix.endsWith("/")) {
@@ -27,13 +36,23 @@ export class KeySpace {
     if (!key.startsWith(this.prefix)) return null;
     const rest = key.slice(this.prefix.length);
     if (rest === "" || rest.split("/").includes("")) return null;
-    if (rest === JOURNAL_NAME || rest.startsWith(`${JOURNAL_NAME}/`)) return null;
+    const top = rest.split("/", 1)[0]!;
+    if (RESERVED_NAMES.has(top)) return null;
     return `${ROOT}/${rest}`;
   }
 
   /** Where the journal of a directory rename into `to` lives. */
   journalKey(to: string): string {
     return `${this.journalPrefix}${createHash("sha256").update(to).digest("hex")}.json`;
+  }
+
+  /** The prefix of the scope of `tenant` (already checked). */
+  tenantPrefix(tenant: string): string {
+    return `${this.prefix}${TENANTS_NAME}/${tenant}/`;
+  }
+
+  get accessKey(): string {
+    return `${this.prefix}${ACCESS_NAME}`;
   }
 
   get journalPrefix(): string {

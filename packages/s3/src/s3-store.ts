@@ -4,6 +4,9 @@ import {
   AlreadyExistsError,
   ancestorsOf,
   ConflictError,
+  checkTenant,
+  type ExpiryOptions,
+  expiryOf,
   type FileData,
   isSameOrInside,
   type Listing,
@@ -14,16 +17,19 @@ import {
   ROOT,
   type Stat,
   type StoreCapabilities,
-  StoreFailureError,
   type StoredFile,
+  StoreFailureError,
+  type SweepResult,
+  type Usage,
   type Version,
   type WriteCondition,
 } from "@mem/core";
+import { AccessIndex } from "./access-index.js";
 import { Bucket, type ObjectSummary } from "./bucket.js";
-import { JOURNAL_NAME, KeySpace } from "./keys.js";
+import { KeySpace, RESERVED_NAMES } from "./keys.js";
 import { RenameJournal } from "./rename-journal.js";
 
-interface S3StoreCommonOptions {
+interface S3StoreCommonOptions extends ExpiryOptions {
   /** The bucket holding the memory directory. */
   bucket: string;
   /**
@@ -33,6 +39,12 @@ interface S3StoreCommonOptions {
   prefix?: string;
   /** Copies running at once during a directory rename; default 8. */
   copyConcurrency?: number;
+  /**
+   * With `expireAfterSeconds`: a view records its access in the store's access-time index only when the
+   * recorded time is at least this old, so files expire at most this much later than the limit, never
+   * earlier. Default 60.
+   */
+  accessResolutionSeconds?: number;
 }
 
 export type S3StoreOptions = S3StoreCommonOptions &
@@ -92,6 +104,8 @@ export class S3Store implements MemoryStore {
   private readonly keys: KeySpace;
   private readonly journal: RenameJournal;
   private readonly copyConcurrency: number;
+  private readonly options: S3StoreOptions;
+  private readonly index: AccessIndex | null;
 
   constructor(options: S3StoreOptions) {
     this.keys = new KeySpace(options.prefix ?? "");
@@ -105,25 +119,109 @@ export class S3Store implements MemoryStore {
     this.bucket = new Bucket(this.client, options.bucket);
     this.journal = new RenameJournal(this.bucket, this.keys);
     this.copyConcurrency = Math.max(1, options.copyConcurrency ?? 8);
+    const expiry = expiryOf(options);
+    const resolution = options.accessResolutionSeconds ?? 60;
+    if (typeof resolution !== "number" || !Number.isFinite(resolution) || resolution < 0) {
+      throw new TypeError("S3Store: `accessResolutionSeconds` must be a number of seconds, 0 or more");
+    }
+    this.index = expiry && new AccessIndex(this.bucket, this.keys.accessKey, expiry, resolution * 1000);
+    this.options = { ...options };
+  }
+
+  /**
+   * The store of `tenant`: the prefix `{prefix}.mem-s3-tenants/{tenant}/` on the same client and bucket
+   * (no new connection), with the same options. Throws `TypeError` for an invalid tenant id.
+   */
+  scope(tenant: string): S3Store {
+    checkTenant(tenant);
+    const { clientConfig: _config, ...rest } = this.options;
+    return new S3Store({ ...rest, client: this.client, prefix: this.keys.tenantPrefix(tenant) });
+  }
+
+  /** Files and bytes from a listing (sizes only, no object is read): one request per 1,000 objects. */
+  async usage(): Promise<Usage> {
+    const [objects, times] = await Promise.all([this.bucket.listAll(this.keys.prefix), this.index?.load()]);
+    const usage: Usage = { files: 0, bytes: 0 };
+    const now = this.index?.expiry.now();
+    for (const file of this.filesOf(objects)) {
+      if (times && this.index?.isExpired(times, file.path, now)) continue;
+      usage.files += 1;
+      usage.bytes += file.size;
+    }
+    return usage;
+  }
+
+  /**
+   * Deletes the expired files and reports them; files without a recorded access time get one now.
+   * Nothing without `expireAfterSeconds`.
+   */
+  async sweep(): Promise<SweepResult> {
+    const index = this.index;
+    if (!index) return { paths: [], bytes: 0 };
+    const [objects, times] = await Promise.all([this.bucket.listAll(this.keys.prefix), index.load()]);
+    const now = index.expiry.now();
+    const files = this.filesOf(objects);
+    const expired = files.filter((f) => index.isExpired(times, f.path, now));
+    await this.bucket.deleteMany(expired.map((f) => this.keys.keyOf(f.path)));
+    const gone = new Set(expired.map((f) => f.path));
+    const unrecorded = files.filter((f) => !times.has(f.path)).map((f) => f.path);
+    if (gone.size > 0 || unrecorded.length > 0) {
+      await index.update((t) => {
+        for (const path of gone) if (index.isExpired(t, path, now)) t.delete(path);
+        for (const path of unrecorded) if (!t.has(path)) t.set(path, now);
+      });
+    }
+    return { paths: expired.map((f) => f.path), bytes: expired.reduce((n, f) => n + f.size, 0) };
+  }
+
+  /** Fails fast when the bucket is missing or the credentials do not allow listing it. */
+  async check(): Promise<void> {
+    await this.bucket.listPage(this.keys.prefix, 1);
   }
 
   isReservedName(name: string): boolean {
-    return name === JOURNAL_NAME;
+    return RESERVED_NAMES.has(name);
   }
 
   async read(path: string): Promise<FileData | null> {
     if (path === ROOT) return null;
-    const object = await this.bucket.get(this.keys.keyOf(path));
-    return object && { data: object.data, version: object.etag };
+    const index = this.index;
+    if (!index) {
+      const object = await this.bucket.get(this.keys.keyOf(path));
+      return object && { data: object.data, version: object.etag };
+    }
+    const [object, times] = await Promise.all([this.bucket.get(this.keys.keyOf(path)), index.load()]);
+    const now = index.expiry.now();
+    if (!object || index.isExpired(times, path, now)) return null;
+    if (index.shouldRecordRead(times, path, now)) await index.update((t) => t.set(path, now));
+    return { data: object.data, version: object.etag };
   }
 
   async stat(path: string): Promise<Stat | null> {
     if (path === ROOT) return { kind: "directory" };
-    return this.probe(path);
+    const index = this.index;
+    if (!index) return this.probe(path);
+    const [found, times] = await Promise.all([this.probe(path), index.load()]);
+    if (found?.kind === "file") return index.isExpired(times, path) ? null : found;
+    if (found?.kind === "directory") {
+      const files = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(path)));
+      const now = index.expiry.now();
+      return files.some((f) => !index.isExpired(times, f.path, now)) ? found : null;
+    }
+    return null;
   }
 
   async list(dir: string, depth: number): Promise<Listing | null> {
-    const files = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(dir)));
+    const [objects, times] = await Promise.all([
+      this.bucket.listAll(this.keys.dirPrefixOf(dir)),
+      this.index?.load(),
+    ]);
+    let files = this.filesOf(objects);
+    if (times && this.index) {
+      const index = this.index;
+      const now = index.expiry.now();
+      files = files.filter((f) => !index.isExpired(times, f.path, now));
+    }
     if (dir !== ROOT && files.length === 0) return null;
     return listingFromFiles(dir, files, depth);
   }
@@ -133,6 +231,40 @@ export class S3Store implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    const index = this.index;
+    if (!index) return this.writeObject(path, data, condition);
+    if ("ifVersion" in condition) {
+      if (index.isExpired(await index.load(), path)) throw new ConflictError(path);
+    } else {
+      await this.reap(path);
+    }
+    const written = await this.writeObject(path, data, condition);
+    const now = index.expiry.now();
+    await index.update((t) => t.set(path, now));
+    return written;
+  }
+
+  /**
+   * Before a change with expiry on: deletes the expired files at `path`, beneath it or among its
+   * ancestors, so that the change meets only live files.
+   */
+  private async reap(path: string): Promise<void> {
+    const index = this.index;
+    if (!index) return;
+    const now = index.expiry.now();
+    const expired = index.expiredAround(await index.load(), path, now);
+    if (expired.length === 0) return;
+    await this.bucket.deleteMany(expired.map((p) => this.keys.keyOf(p)));
+    await index.update((t) => {
+      for (const p of expired) if (index.isExpired(t, p, now)) t.delete(p);
+    });
+  }
+
+  private async writeObject(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+  ): Promise<{ version: Version }> {
     const key = this.keys.keyOf(path);
     if ("ifVersion" in condition) {
       const out = await this.bucket.put(key, data, { ifMatch: condition.ifVersion });
@@ -156,6 +288,19 @@ export class S3Store implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
+    const index = this.index;
+    if (!index) return this.deleteObjects(path);
+    await this.reap(path);
+    const deleted = await this.deleteObjects(path);
+    if (deleted) {
+      await index.update((t) => {
+        for (const p of [...t.keys()]) if (isSameOrInside(p, path)) t.delete(p);
+      });
+    }
+    return deleted;
+  }
+
+  private async deleteObjects(path: string): Promise<boolean> {
     const found = path === ROOT ? ({ kind: "directory" } as const) : await this.probe(path);
     if (!found) return false;
     if (found.kind === "file") {
@@ -170,6 +315,22 @@ export class S3Store implements MemoryStore {
   }
 
   async rename(from: string, to: string): Promise<void> {
+    const index = this.index;
+    if (!index) return this.moveObjects(from, to);
+    await this.reap(from);
+    await this.reap(to);
+    await this.moveObjects(from, to);
+    // A move is an access (SPEC §7) of everything it moves.
+    const now = index.expiry.now();
+    const moved = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(to)));
+    await index.update((t) => {
+      for (const p of [...t.keys()]) if (isSameOrInside(p, from)) t.delete(p);
+      if (moved.length === 0) t.set(to, now);
+      for (const f of moved) t.set(f.path, now);
+    });
+  }
+
+  private async moveObjects(from: string, to: string): Promise<void> {
     const [source, target, fileAncestor] = await Promise.all([
       this.probe(from),
       this.probe(to),

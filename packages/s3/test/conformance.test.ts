@@ -39,4 +39,14 @@ runConformance<S3Store>({
     await store.delete("/memories");
     await store.close();
   },
+  tenants: true,
+  // Resolution 0: every view records its access, so the suite's exact boundaries hold.
+  createExpiring: (expiry) =>
+    new S3Store({
+      client: fx.client,
+      bucket: fx.server.bucket,
+      prefix: freshPrefix(),
+      accessResolutionSeconds: 0,
+      ...expiry,
+    }),
 });

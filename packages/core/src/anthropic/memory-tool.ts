@@ -5,7 +5,13 @@ import type {
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
-import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "../index.js";
+import {
+  checkQuotaOptions,
+  type ExecuteOptions,
+  executeCommand,
+  type MemoryStore,
+  type ToolResult,
+} from "../index.js";
 import { msg } from "../messages.js";
 
 /** The tool's definition as the Messages API expects it in `tools`. */
@@ -44,7 +50,8 @@ const runCommand = async (
 };
 
 /**
- * The memory tool as a runnable tool for `client.beta.messages.toolRunner()`. Every call runs through
+ * The memory tool as a runnable tool for `client.beta.messages.toolRunner()`. Throws a `TypeError` naming
+ * the option when a quota option (`maxFiles`, `maxTotalBytes`) is not a positive integer. Every call runs through
  * `executeCommand`, so the model receives the exact strings of the spec; error results carry
  * `is_error: true` with their text unchanged.
  *
@@ -70,6 +77,7 @@ const runCommand = async (
  * ```
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
+  checkQuotaOptions(options);
   let previous: Promise<unknown> = Promise.resolve();
   return {
     ...options.definition,
