@@ -16,4 +16,6 @@ runConformance<PostgresStore>({
   create: () => pg.store(),
   // Another store over the same table and tenant, with a pool (and connections) of its own.
   peer: (store) => pg.peer(store),
+  tenants: true,
+  createExpiring: (expiry) => pg.store(expiry),
 });
