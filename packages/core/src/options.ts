@@ -24,7 +24,7 @@ export interface OptionChecks {
 }
 
 const describe = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  value === null || value === undefined ? String(value) : Array.isArray(value) ? "an array" : `a ${typeof value}`;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
