@@ -8,7 +8,10 @@
 /** The options of a constructor, for checks that name the class and the option. See {@link checkOptions}. */
 export interface OptionChecks {
   /** A string; `nonEmpty` refuses `""`, `pattern` restricts it (described by `allowed`). */
-  string(name: string, rule?: { optional?: boolean; nonEmpty?: boolean; pattern?: RegExp; allowed?: string }): void;
+  string(
+    name: string,
+    rule?: { optional?: boolean; nonEmpty?: boolean; pattern?: RegExp; allowed?: string },
+  ): void;
   /** A safe integer in `[min, max]`. */
   integer(name: string, rule?: { optional?: boolean; min?: number; max?: number }): void;
   /** One of `values`. */
@@ -24,7 +27,11 @@ export interface OptionChecks {
 }
 
 const describe = (value: unknown): string =>
-  value === null || value === undefined ? String(value) : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  value === null || value === undefined
+    ? String(value)
+    : Array.isArray(value)
+      ? "an array"
+      : `a ${typeof value}`;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -42,7 +49,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * ```
  */
 export function checkOptions(owner: string, options: unknown): OptionChecks {
-  if (!isObject(options)) throw new TypeError(`${owner}: options must be an object, not ${describe(options)}`);
+  if (!isObject(options))
+    throw new TypeError(`${owner}: options must be an object, not ${describe(options)}`);
   const fail = (name: string, allowed: string): never => {
     throw new TypeError(`${owner}: option "${name}" must be ${allowed}`);
   };
@@ -73,7 +81,8 @@ export function checkOptions(owner: string, options: unknown): OptionChecks {
     },
     oneOf(name, values, rule = {}) {
       if (absent(name, rule.optional)) return;
-      if (!values.includes(options[name])) fail(name, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
+      if (!values.includes(options[name]))
+        fail(name, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
     },
     url(name, schemes, rule = {}) {
       if (absent(name, rule.optional)) return;

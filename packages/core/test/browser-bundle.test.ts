@@ -35,6 +35,8 @@ describe("core in a browser bundle", () => {
       })()`,
       context,
     );
-    expect(content).toBe("Here's the content of /memories/a.txt with line numbers:\n     1\théllo\n     2\tworld");
+    expect(content).toBe(
+      "Here's the content of /memories/a.txt with line numbers:\n     1\théllo\n     2\tworld",
+    );
   });
 });

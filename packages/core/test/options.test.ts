@@ -11,12 +11,16 @@ describe("checkOptions", () => {
   it("names the option and what is allowed, never the value", () => {
     const o = checkOptions("S", { a: 1, b: "", c: 1.5, d: "maybe", u: "http://user:secret@host", f: 3 });
     expect(() => o.string("a")).toThrow(new TypeError('S: option "a" must be a string'));
-    expect(() => o.string("b", { nonEmpty: true })).toThrow(new TypeError('S: option "b" must be a non-empty string'));
+    expect(() => o.string("b", { nonEmpty: true })).toThrow(
+      new TypeError('S: option "b" must be a non-empty string'),
+    );
     expect(() => o.integer("c", { min: 1 })).toThrow(new TypeError('S: option "c" must be an integer >= 1'));
     expect(() => o.integer("a", { min: 2, max: 9 })).toThrow(
       new TypeError('S: option "a" must be an integer from 2 to 9'),
     );
-    expect(() => o.oneOf("d", ["yes", "no"])).toThrow(new TypeError('S: option "d" must be one of "yes", "no"'));
+    expect(() => o.oneOf("d", ["yes", "no"])).toThrow(
+      new TypeError('S: option "d" must be one of "yes", "no"'),
+    );
     expect(() => o.url("u", ["redis:", "rediss:"])).toThrow(
       new TypeError('S: option "u" must be a redis: or rediss: URL'),
     );

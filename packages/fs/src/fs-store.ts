@@ -158,7 +158,8 @@ export class FsStore implements MemoryStore {
     o.integer("lockStaleMs", { optional: true, min: 1 });
     o.oneOf("resolution", ["auto", "path"], { optional: true });
     const requested = resolve(options.root);
-    const notADirectory = 'FsStore: option "root" must name a directory (or where one can be created), not a file';
+    const notADirectory =
+      'FsStore: option "root" must name a directory (or where one can be created), not a file';
     try {
       createRoot(requested);
     } catch (error) {

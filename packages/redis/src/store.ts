@@ -1,12 +1,14 @@
 import {
   AlreadyExistsError,
   ConflictError,
+  checkOptions,
   type FileData,
   type ListEntry,
   type Listing,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  ROOT,
   type Stat,
   type StoreCapabilities,
   StoreFailureError,
@@ -128,6 +130,13 @@ export class RedisStore implements MemoryStore {
   private lastFailure: string | undefined;
 
   constructor(options: RedisStoreOptions) {
+    const o = checkOptions("RedisStore", options);
+    o.exactlyOne("client", "url");
+    o.object("client", { optional: true });
+    o.url("url", ["redis:", "rediss:"], { optional: true });
+    o.object("redisOptions", { optional: true });
+    o.string("prefix", { optional: true, nonEmpty: true });
+    o.integer("operationTimeoutMs", { optional: true, min: 1 });
     this.keyBase = keyBaseOf(options.prefix ?? "mem");
     this.routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
@@ -221,6 +230,14 @@ export class RedisStore implements MemoryStore {
       default:
         throw new StoreFailureError("unexpected reply from redis");
     }
+  }
+
+  /**
+   * Fails fast with `StoreFailureError` when the server cannot be reached, refuses the credentials, or
+   * cannot run the store's script: one script call, bounded by `operationTimeoutMs`.
+   */
+  async check(): Promise<void> {
+    await this.run("stat", [ROOT]);
   }
 
   async close(): Promise<void> {
