@@ -4,6 +4,7 @@ import {
   AlreadyExistsError,
   ancestorsOf,
   ConflictError,
+  checkOptions,
   type FileData,
   isSameOrInside,
   type Listing,
@@ -92,6 +93,13 @@ export class S3Store implements MemoryStore {
   private readonly copyConcurrency: number;
 
   constructor(options: S3StoreOptions) {
+    const o = checkOptions("S3Store", options);
+    o.string("bucket", { nonEmpty: true });
+    o.string("prefix", { optional: true, pattern: /(^|\/)$/, allowed: 'empty or ending with "/"' });
+    o.exactlyOne("client", "clientConfig");
+    o.object("client", { optional: true });
+    o.object("clientConfig", { optional: true });
+    o.integer("copyConcurrency", { optional: true, min: 1 });
     this.keys = new KeySpace(options.prefix ?? "");
     if (options.client) {
       this.client = options.client;
@@ -103,6 +111,14 @@ export class S3Store implements MemoryStore {
     this.bucket = new Bucket(this.client, options.bucket);
     this.journal = new RenameJournal(this.bucket, this.keys);
     this.copyConcurrency = Math.max(1, options.copyConcurrency ?? 8);
+  }
+
+  /**
+   * Fails fast with `StoreFailureError` when the bucket is missing, the endpoint unreachable, or the
+   * credentials refused: one listing request of at most one key under the prefix.
+   */
+  async check(): Promise<void> {
+    await this.bucket.listPage(this.keys.prefix, 1);
   }
 
   isReservedName(name: string): boolean {
