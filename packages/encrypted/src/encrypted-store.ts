@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   AlreadyExistsError,
   ConflictError,
+  checkOptions,
   type FileData,
   isListedName,
   isSameOrInside,
@@ -106,6 +107,13 @@ export class EncryptedStore implements MemoryStore {
   #closed = false;
 
   constructor(inner: MemoryStore, options: EncryptedStoreOptions) {
+    if (typeof inner?.read !== "function")
+      throw new TypeError("EncryptedStore: the inner store must be a MemoryStore");
+    const o = checkOptions("EncryptedStore", options);
+    o.exactlyOne("key", "keyring");
+    o.object("keyring", { optional: true });
+    o.string("context", { optional: true });
+    o.object("kdf", { optional: true });
     this.#inner = inner;
     this.#sources = keySources(options);
     this.#context = new TextEncoder().encode(options.context ?? "");
@@ -118,6 +126,15 @@ export class EncryptedStore implements MemoryStore {
     this.ready = this.#ready().then(() => undefined);
     // A failed start is retried by the next call; the rejection is reported there, not as unhandled.
     this.ready.catch(() => {});
+  }
+
+  /**
+   * Fails fast when the inner store cannot work (its own `check()`), or when a key does not match the
+   * one this store recorded under its id, or a passphrase key cannot be derived.
+   */
+  async check(): Promise<void> {
+    await this.#inner.check?.();
+    await this.#ready();
   }
 
   async read(path: string): Promise<FileData | null> {
