@@ -83,6 +83,25 @@ const publicPackages = workspaceFolders()
 const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const license = readFileSync(join(root, "LICENSE"), "utf8");
 
+// A package not released yet is at 0.0.0; its first release must come out as 0.1.0 (what the README
+// promises), so some changeset must bump it by "minor". Several changesets combine to the largest bump.
+const bumps = new Map();
+for (const file of readdirSync(join(root, ".changeset")).filter((name) => name.endsWith(".md"))) {
+  const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(root, ".changeset", file), "utf8"))?.[1] ?? "";
+  for (const [, name, bump] of front.matchAll(/^["']?([^"':]+)["']?\s*:\s*(\w+)/gm)) {
+    bumps.set(name, [...(bumps.get(name) ?? []), bump]);
+  }
+}
+for (const { manifest } of publicPackages) {
+  const planned = bumps.get(manifest.name) ?? [];
+  if (manifest.version === "0.0.0" && !planned.includes("minor")) {
+    problems.push(
+      `${manifest.name}: unreleased (0.0.0) but no changeset bumps it by "minor" (first release: 0.1.0)`,
+    );
+  }
+  if (planned.includes("major")) problems.push(`${manifest.name}: a changeset bumps it by "major"`);
+}
+
 step(`building ${publicPackages.map((p) => p.manifest.name).join(", ")}`);
 pnpm([...publicPackages.flatMap((p) => ["--filter", p.manifest.name]), "run", "build"]);
 
