@@ -1,4 +1,4 @@
-export { type ContentSpec, materialize } from "./content.js";
+// The public surface of @mem/conformance: exactly what its README documents (test/exports.test.ts pins it).
 export {
   GoldenFormatError,
   type GoldenStep,
@@ -9,13 +9,5 @@ export {
   type TranscriptOptions,
 } from "./golden.js";
 export { type ConformanceOptions, type ConformanceTarget, runConformance } from "./run-conformance.js";
-export {
-  expectTree,
-  type ListedTree,
-  listTree,
-  probePaths,
-  type StoreSnapshot,
-  snapshotStore,
-} from "./store-tree.js";
 export { FakeClock } from "./suites/expiry-suite.js";
 export { playTranscript } from "./transcript.js";

@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InMemoryStore } from "@mem/core";
 import { afterAll, describe, expect, it } from "vitest";
+import { materialize } from "../src/content.js";
 import {
-  expectTree,
   GoldenFormatError,
   goldenDirectory,
   loadGoldenTranscripts,
-  materialize,
   parseGoldenTranscript,
 } from "../src/index.js";
+import { expectTree } from "../src/store-tree.js";
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("latin1");
 const step = { input: { command: "view", path: "/memories" }, content: "x", isError: false };

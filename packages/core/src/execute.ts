@@ -28,9 +28,17 @@ export interface ExecuteOptions extends QuotaOptions {
   listLimit?: number;
   /** How often an edit is retried when another writer changed the file in between. Default 100. */
   conflictRetries?: number;
+  /**
+   * Called with every error behind an error result that the model sees only as a generic reason: an
+   * untyped error thrown by the store (`unexpected storage error`, `connection refused`, ...) or a bug
+   * (`unexpected error`). The place for an application to log the cause; what it throws is ignored.
+   */
+  onUnexpectedError?: (error: unknown) => void;
 }
 
-type Settings = Required<Omit<ExecuteOptions, keyof QuotaOptions>> & { quota: Quota | null };
+type Settings = Required<Omit<ExecuteOptions, keyof QuotaOptions | "onUnexpectedError">> & {
+  quota: Quota | null;
+};
 
 const DEFAULTS: Omit<Settings, "quota"> = {
   maxFileBytes: 1024 * 1024,
@@ -64,12 +72,25 @@ export async function executeCommand(
   checkQuotaOptions(options);
   try {
     return await dispatch(store, input, options);
-  } catch {
+  } catch (error) {
     // Only input that is not plain JSON (a throwing getter, a hostile proxy) or a broken options
     // object gets here; store failures are handled below, with the command and path named.
+    notify(options, error);
     return fail(msg.unexpected());
   }
 }
+
+const TYPED = ["NOT_FOUND", "ALREADY_EXISTS", "NOT_A_DIRECTORY", "CONFLICT", "STORE_FAILURE"] as const;
+
+/** Hands an error the model only sees as a generic reason to the application's hook, if any. */
+const notify = (options: ExecuteOptions, error: unknown): void => {
+  if (TYPED.some((code) => isStoreError(error, code))) return;
+  try {
+    options.onUnexpectedError?.(error);
+  } catch {
+    // A failing hook must not turn into a thrown tool call.
+  }
+};
 
 async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
   const settings: Settings = { ...DEFAULTS, quota: quotaFor(store, options) };
@@ -98,6 +119,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     subject = checked.path;
     return await run(store, { ...command, path: checked.path }, settings);
   } catch (error) {
+    notify(options, error);
     const uncertain =
       isStoreError(error, "STORE_FAILURE") && (error as StoreFailureError).mayBeApplied === true;
     const report = uncertain ? msg.storeFailedMaybeApplied : msg.storeFailed;

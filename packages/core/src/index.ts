@@ -1,11 +1,19 @@
-export * from "./errors.js";
+// The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
+export {
+  AlreadyExistsError,
+  ConflictError,
+  MemoryStoreError,
+  NotADirectoryError,
+  NotFoundError,
+  StoreFailureError,
+} from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
 export { type Expiry, expiryOf } from "./expiry.js";
-export { isStoreError, safeReason } from "./failure.js";
+export { isStoreError } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
-export { countLines, splitLines } from "./lines.js";
 export { InMemoryStore } from "./memory-store.js";
-export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";
+export { checkOptions, type OptionChecks } from "./options.js";
+export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export {
@@ -18,4 +26,15 @@ export { backoffDelay, sleep } from "./retry.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";
-export * from "./tree.js";
+export {
+  ancestorsOf,
+  isListedName,
+  isSameOrInside,
+  listingFromFiles,
+  nameOf,
+  parentOf,
+  pathOf,
+  ROOT,
+  rebase,
+  segmentsOf,
+} from "./tree.js";

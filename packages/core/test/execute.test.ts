@@ -188,6 +188,30 @@ describe("executeCommand", () => {
     );
   });
 
+  it("hands the cause of a generic reason to onUnexpectedError, and typed failures not at all", async () => {
+    const seen: unknown[] = [];
+    const onUnexpectedError = (error: unknown) => {
+      seen.push(error);
+      throw new Error("the hook's own failure is ignored");
+    };
+    const cause = new TypeError("socket pool exhausted");
+    const store = wrap(new InMemoryStore(), {
+      delete: async () => {
+        throw cause;
+      },
+      read: async () => {
+        throw new StoreFailureError("connection refused");
+      },
+    });
+    expect(await run(store, { command: "delete", path: "/memories/a" }, { onUnexpectedError })).toEqual(
+      errResult("Error: delete failed for /memories/a: unexpected storage error"),
+    );
+    expect(seen).toEqual([cause]);
+    await run(store, { command: "view", path: "/memories/a" }, { onUnexpectedError });
+    await run(store, { command: "view", path: "/nope" }, { onUnexpectedError });
+    expect(seen).toEqual([cause]);
+  });
+
   it("says a change may still be applied when the store cannot know (SPEC §5)", async () => {
     const store = new InMemoryStore();
     const uncertain = wrap(store, {

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   AlreadyExistsError,
   ConflictError,
+  checkOptions,
   checkTenant,
   type Expiry,
   type ExpiryOptions,
@@ -136,6 +137,13 @@ export class EncryptedStore implements MemoryStore {
   #closed = false;
 
   constructor(inner: MemoryStore, options: EncryptedStoreOptions) {
+    if (typeof inner?.read !== "function")
+      throw new TypeError("EncryptedStore: the inner store must be a MemoryStore");
+    const o = checkOptions("EncryptedStore", options);
+    o.exactlyOne("key", "keyring");
+    o.object("keyring", { optional: true });
+    o.string("context", { optional: true });
+    o.object("kdf", { optional: true });
     this.#inner = inner;
     this.#options = options;
     this.#parent = (options as ScopedOptions)[PARENT];
@@ -192,10 +200,13 @@ export class EncryptedStore implements MemoryStore {
     };
   }
 
-  /** Fails when the keys do not open this store's key checks, or the inner store cannot work. */
+  /**
+   * Fails fast when the inner store cannot work (its own `check()`), or when a key does not match the
+   * one this store recorded under its id, or a passphrase key cannot be derived.
+   */
   async check(): Promise<void> {
-    await this.#ready();
     await this.#inner.check?.();
+    await this.#ready();
   }
 
   /** This wrapper's own files in the inner store, with their stored sizes. */

@@ -23,8 +23,11 @@ describe("key configuration", () => {
       [{ key: "c2hvcnQ=" }, /must be 32 bytes encoded as base64; for a passphrase pass \{ passphrase \}/],
       [{ key: "my secret passphrase" }, /for a passphrase pass \{ passphrase \}/],
       [{ key: { passphrase: "" } }, /passphrase of key "default" is empty/],
-      [{ key: KEY, keyring: { keys: { a: KEY }, active: "a" } }, /exactly one of `key` and `keyring`/],
-      [{}, /exactly one of `key` and `keyring`/],
+      [
+        { key: KEY, keyring: { keys: { a: KEY }, active: "a" } },
+        /EncryptedStore: give exactly one of the options "key" or "keyring"/,
+      ],
+      [{}, /EncryptedStore: give exactly one of the options "key" or "keyring"/],
       [{ keyring: { keys: { a: KEY }, active: "b" } }, /active key id "b" is not in the keyring/],
       [{ keyring: { keys: { "bad id": KEY }, active: "bad id" } }, /key id "bad id" must be 1-16/],
       [{ keyring: { keys: { "12345678901234567": KEY }, active: "12345678901234567" } }, /must be 1-16/],

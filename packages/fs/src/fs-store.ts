@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import {
+  accessSync,
   chmodSync,
   closeSync,
   constants,
@@ -20,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import {
   AlreadyExistsError,
   ConflictError,
+  checkOptions,
   checkTenant,
   type Expiry,
   type ExpiryOptions,
@@ -177,11 +179,23 @@ export class FsStore implements MemoryStore {
   constructor(options: FsStoreOptions) {
     if (process.platform === "win32")
       throw new Error("@mem/fs needs a POSIX file system (Linux, macOS, BSD)");
+    const o = checkOptions("FsStore", options);
+    o.string("root", { nonEmpty: true });
+    o.integer("lockTimeoutMs", { optional: true, min: 0 });
+    o.integer("lockStaleMs", { optional: true, min: 1 });
+    o.oneOf("resolution", ["auto", "path"], { optional: true });
     const requested = resolve(options.root);
-    createRoot(requested);
+    const notADirectory =
+      'FsStore: option "root" must name a directory (or where one can be created), not a file';
+    try {
+      createRoot(requested);
+    } catch (error) {
+      if (errnoOf(error) === "EEXIST" || errnoOf(error) === "ENOTDIR") throw new TypeError(notADirectory);
+      throw error;
+    }
     // Links in the root's own path are the operator's choice and are resolved once, here.
     this.root = realpathSync(requested);
-    if (!lstatSync(this.root).isDirectory()) throw new Error("the root of an FsStore must be a directory");
+    if (!lstatSync(this.root).isDirectory()) throw new TypeError(notADirectory);
     const inherited = (options as ScopeOptions)[INHERITED];
     this.resolution =
       inherited ?? (options.resolution !== "path" && descriptorPathsWork(this.root) ? "descriptor" : "path");
@@ -231,11 +245,6 @@ export class FsStore implements MemoryStore {
     });
   }
 
-  /** Fails when the root is gone or is not a directory. */
-  async check(): Promise<void> {
-    await this.withRoot(async () => undefined);
-  }
-
   /** A file counts while it has not expired; `undefined` when files never expire. */
   private live(): Live | undefined {
     const expiry = this.expiry;
@@ -270,6 +279,20 @@ export class FsStore implements MemoryStore {
     } finally {
       await releaseDescent(descent);
     }
+  }
+
+  /**
+   * Fails fast with `StoreFailureError` when the root is gone, is no longer a directory, or this process
+   * may not write in it.
+   */
+  async check(): Promise<void> {
+    await this.withRoot(async () => {
+      try {
+        accessSync(this.root, constants.W_OK | constants.X_OK);
+      } catch (error) {
+        throw failure(error);
+      }
+    });
   }
 
   /** Names of the store's temporary and lock files (all start with `.~mem-`). */

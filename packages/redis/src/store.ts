@@ -1,6 +1,7 @@
 import {
   AlreadyExistsError,
   ConflictError,
+  checkOptions,
   checkTenant,
   type ExpiryOptions,
   expiryOf,
@@ -141,6 +142,13 @@ export class RedisStore implements MemoryStore {
   private lastFailure: string | undefined;
 
   constructor(options: RedisStoreOptions) {
+    const o = checkOptions("RedisStore", options);
+    o.exactlyOne("client", "url");
+    o.object("client", { optional: true });
+    o.url("url", ["redis:", "rediss:"], { optional: true });
+    o.object("redisOptions", { optional: true });
+    o.string("prefix", { optional: true, nonEmpty: true });
+    o.integer("operationTimeoutMs", { optional: true, min: 1 });
     this.keyBase = keyBaseOf(options.prefix ?? "mem");
     this.routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
@@ -209,11 +217,6 @@ export class RedisStore implements MemoryStore {
       result.bytes += Number(reply[i + 1]);
     }
     return result;
-  }
-
-  /** Fails fast when the server cannot be reached or refuses the script. */
-  async check(): Promise<void> {
-    await this.run("usage", []);
   }
 
   async read(path: string): Promise<FileData | null> {
@@ -307,6 +310,14 @@ export class RedisStore implements MemoryStore {
       default:
         throw new StoreFailureError("unexpected reply from redis");
     }
+  }
+
+  /**
+   * Fails fast with `StoreFailureError` when the server cannot be reached, refuses the credentials, or
+   * cannot run the store's script: one script call, bounded by `operationTimeoutMs`.
+   */
+  async check(): Promise<void> {
+    await this.run("stat", [ROOT]);
   }
 
   async close(): Promise<void> {

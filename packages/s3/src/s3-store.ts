@@ -4,6 +4,7 @@ import {
   AlreadyExistsError,
   ancestorsOf,
   ConflictError,
+  checkOptions,
   checkTenant,
   type ExpiryOptions,
   expiryOf,
@@ -108,6 +109,13 @@ export class S3Store implements MemoryStore {
   private readonly index: AccessIndex | null;
 
   constructor(options: S3StoreOptions) {
+    const o = checkOptions("S3Store", options);
+    o.string("bucket", { nonEmpty: true });
+    o.string("prefix", { optional: true, pattern: /(^|\/)$/, allowed: 'empty or ending with "/"' });
+    o.exactlyOne("client", "clientConfig");
+    o.object("client", { optional: true });
+    o.object("clientConfig", { optional: true });
+    o.integer("copyConcurrency", { optional: true, min: 1 });
     this.keys = new KeySpace(options.prefix ?? "");
     if (options.client) {
       this.client = options.client;
@@ -174,7 +182,10 @@ export class S3Store implements MemoryStore {
     return { paths: expired.map((f) => f.path), bytes: expired.reduce((n, f) => n + f.size, 0) };
   }
 
-  /** Fails fast when the bucket is missing or the credentials do not allow listing it. */
+  /**
+   * Fails fast with `StoreFailureError` when the bucket is missing, the endpoint unreachable, or the
+   * credentials refused: one listing request of at most one key under the prefix.
+   */
   async check(): Promise<void> {
     await this.bucket.listPage(this.keys.prefix, 1);
   }

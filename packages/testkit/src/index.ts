@@ -3,3 +3,4 @@ export * from "./postgres.js";
 export * from "./redis.js";
 export * from "./rgw.js";
 export * from "./s3.js";
+export * from "./surface.js";

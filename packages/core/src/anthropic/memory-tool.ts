@@ -20,11 +20,6 @@ export const MEMORY_TOOL_DEFINITION = { type: "memory_20250818", name: "memory" 
 export interface MemoryToolOptions extends ExecuteOptions {
   /** Extra fields of the tool definition, e.g. `{ cache_control: { type: "ephemeral" } }`. */
   definition?: Omit<BetaMemoryTool20250818, "type" | "name">;
-  /**
-   * Called with anything the engine throws (a bug, never an ordinary error result). The model only
-   * sees a generic error result, so this is where an application logs the cause.
-   */
-  onUnexpectedError?: (error: unknown) => void;
 }
 
 /** A runnable `memory_20250818` tool for the SDK's tool runner. */
@@ -36,12 +31,12 @@ const runCommand = async (
   input: unknown,
   options: MemoryToolOptions,
 ): Promise<ToolResult> => {
-  const { definition: _definition, onUnexpectedError, ...execute } = options;
+  const { definition: _definition, ...execute } = options;
   try {
     return await executeCommand(store, input, execute);
   } catch (error) {
     try {
-      onUnexpectedError?.(error);
+      options.onUnexpectedError?.(error);
     } catch {
       // A failing hook must not turn into a thrown tool call.
     }

@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { exportedNames, undocumentedNames } from "@mem/testkit";
+import { describe, expect, it } from "vitest";
+
+// The public surface is what the README documents: a name added to or removed from an entry point must
+// be added to or removed from the README and from this list.
+const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+
+describe("public surface", { timeout: 120_000 }, () => {
+  it("@mem/core exports exactly the names its README documents", () => {
+    const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
+    expect(names).toEqual([
+      "AlreadyExistsError",
+      "Command",
+      "CommandName",
+      "ConflictError",
+      "ExecuteOptions",
+      "ExpiryOptions",
+      "FileData",
+      "ForwardingStore",
+      "InMemoryStore",
+      "ListEntry",
+      "Listing",
+      "MEMORY_SYSTEM_PROMPT",
+      "MEMORY_TIDINESS_NOTE",
+      "MemoryStore",
+      "MemoryStoreError",
+      "NotADirectoryError",
+      "NotFoundError",
+      "OptionChecks",
+      "PathCheck",
+      "ROOT",
+      "Stat",
+      "StoreCapabilities",
+      "StoreFailureError",
+      "SweepResult",
+      "ToolResult",
+      "Usage",
+      "ValidateOptions",
+      "Version",
+      "WriteCondition",
+      "ancestorsOf",
+      "checkOptions",
+      "checkTenant",
+      "executeCommand",
+      "isListedName",
+      "isSameOrInside",
+      "isStoreError",
+      "listingFromFiles",
+      "nameOf",
+      "parentOf",
+      "pathOf",
+      "rebase",
+      "segmentsOf",
+      "validatePath",
+    ]);
+    expect(undocumentedNames(readme, names)).toEqual([]);
+  });
+  it("@mem/core/anthropic exports exactly the names its README documents", () => {
+    const names = exportedNames(fileURLToPath(new URL("../src/anthropic/index.ts", import.meta.url)));
+    expect(names).toEqual([
+      "CONTEXT_MANAGEMENT_BETA",
+      "ContextManagementOptions",
+      "ContextManagementParams",
+      "MEMORY_SYSTEM_PROMPT",
+      "MEMORY_TIDINESS_NOTE",
+      "MEMORY_TOOL_DEFINITION",
+      "MemoryRunnableTool",
+      "MemoryToolOptions",
+      "MemoryToolResultBlock",
+      "contextManagement",
+      "handleMemoryToolUse",
+      "memoryTool",
+    ]);
+    expect(undocumentedNames(readme, names)).toEqual([]);
+  });
+});

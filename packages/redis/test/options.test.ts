@@ -1,0 +1,81 @@
+import { StoreFailureError } from "@mem/core";
+import { freePort, type RedisServer, startRedis } from "@mem/testkit";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RedisStore, type RedisStoreOptions } from "../src/index.js";
+
+const make = (options: unknown) => () => new RedisStore(options as RedisStoreOptions);
+
+describe("RedisStore options", () => {
+  it("rejects bad options with a TypeError naming the option and what is allowed", () => {
+    expect(make(undefined)).toThrow(new TypeError("RedisStore: options must be an object, not undefined"));
+    expect(make({})).toThrow(new TypeError('RedisStore: give exactly one of the options "client" or "url"'));
+    expect(make({ url: "redis://127.0.0.1:1", client: {} })).toThrow(
+      new TypeError('RedisStore: give exactly one of the options "client" or "url"'),
+    );
+    expect(make({ url: "http://x" })).toThrow(
+      new TypeError('RedisStore: option "url" must be a redis: or rediss: URL'),
+    );
+    expect(make({ url: "not a url :secret@" })).toThrow(
+      /^RedisStore: option "url" must be a redis: or rediss: URL$/,
+    );
+    expect(make({ client: "redis://x" })).toThrow(
+      new TypeError('RedisStore: option "client" must be an object'),
+    );
+    const url = "redis://127.0.0.1:1";
+    expect(make({ url, prefix: "" })).toThrow(
+      new TypeError('RedisStore: option "prefix" must be a non-empty string'),
+    );
+    expect(make({ url, operationTimeoutMs: 0 })).toThrow(
+      new TypeError('RedisStore: option "operationTimeoutMs" must be an integer >= 1'),
+    );
+    expect(make({ url, redisOptions: "lazy" })).toThrow(
+      new TypeError('RedisStore: option "redisOptions" must be an object'),
+    );
+  });
+});
+
+describe("RedisStore.check", () => {
+  let server: RedisServer;
+  let locked: RedisServer;
+  beforeAll(async () => {
+    [server, locked] = await Promise.all([startRedis(), startRedis()]);
+    const admin = new Redis(locked.url);
+    await admin.config("SET", "requirepass", "right-pw");
+    admin.disconnect();
+  });
+  afterAll(async () => {
+    await Promise.all([server?.stop(), locked?.stop()]);
+  });
+
+  const failureOf = async (store: RedisStore): Promise<StoreFailureError> => {
+    try {
+      const error = await store.check().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreFailureError);
+      return error as StoreFailureError;
+    } finally {
+      await store.close();
+    }
+  };
+
+  it("passes against a reachable server", async () => {
+    const store = new RedisStore({ url: server.url, prefix: "check" });
+    await expect(store.check()).resolves.toBeUndefined();
+    await store.close();
+  });
+
+  it("fails fast when nothing listens", async () => {
+    const store = new RedisStore({ url: `redis://127.0.0.1:${await freePort()}` });
+    expect((await failureOf(store)).reason).toBe("connection refused");
+  });
+
+  it("fails on a wrong password, without naming it", async () => {
+    const store = new RedisStore({ url: `redis://:wrong-pw@127.0.0.1:${locked.port}` });
+    const failure = await failureOf(store);
+    expect(failure.reason).not.toContain("wrong-pw");
+    expect(failure.message).not.toContain("wrong-pw");
+    const good = new RedisStore({ url: `redis://:right-pw@127.0.0.1:${locked.port}` });
+    await expect(good.check()).resolves.toBeUndefined();
+    await good.close();
+  });
+});

@@ -1,0 +1,246 @@
+#!/usr/bin/env node
+// Packs every public workspace package as `pnpm publish` would and checks what a user would install:
+// the packed manifest (no development-only export condition, metadata, LICENSE), source maps that carry
+// their sources, `attw` and `publint --strict` on each tarball, then a throw-away npm project that installs
+// all tarballs and runs a command through `import` and one through `require`, after type-checking both
+// entry files with TypeScript's `nodenext` resolution.
+//
+// Packages are discovered from pnpm-workspace.yaml: every package.json without `"private": true` is checked,
+// so a new public package is covered without touching this script.
+import { spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const started = Date.now();
+const problems = [];
+const bin = (name) => join(root, "node_modules", ".bin", name);
+
+const run = (command, args, options = {}) => {
+  const result = spawnSync(command, args, { cwd: root, encoding: "utf8", ...options });
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ""}${result.stderr ?? ""}`.trim();
+    throw new Error(`${[command, ...args].join(" ")} failed (${result.status ?? result.signal}):\n${output}`);
+  }
+  return result.stdout;
+};
+
+const runAsync = (command, args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, output }));
+  });
+
+// pnpm itself: the one running this script when there is one, else the supported entry point.
+const pnpm = (args, options) =>
+  process.env.npm_execpath?.includes("pnpm")
+    ? run(process.execPath, [process.env.npm_execpath, ...args], options)
+    : run("npx", ["-y", "pnpm@10", ...args], options);
+
+const step = (name) => console.log(`pack-check: ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+
+/** Workspace package folders: the `packages:` globs of pnpm-workspace.yaml (`dir/*` or a folder). */
+function workspaceFolders() {
+  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
+  const globs = [];
+  let inPackages = false;
+  for (const line of yaml.split("\n")) {
+    if (/^\S/.test(line)) inPackages = line.startsWith("packages:");
+    const item = inPackages && /^\s+-\s+["']?([^"'#\s]+)["']?/.exec(line);
+    if (item) globs.push(item[1]);
+  }
+  return globs.flatMap((glob) => {
+    if (!glob.endsWith("/*")) return [glob];
+    const parent = glob.slice(0, -2);
+    return readdirSync(join(root, parent), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${parent}/${entry.name}`);
+  });
+}
+
+const publicPackages = workspaceFolders()
+  .filter((dir) => existsSync(join(root, dir, "package.json")))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) }))
+  .filter(({ manifest }) => manifest.private !== true);
+const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const license = readFileSync(join(root, "LICENSE"), "utf8");
+
+// A package not released yet is at 0.0.0; its first release must come out as 0.1.0 (what the README
+// promises), so some changeset must bump it by "minor". Several changesets combine to the largest bump.
+const bumps = new Map();
+for (const file of readdirSync(join(root, ".changeset")).filter((name) => name.endsWith(".md"))) {
+  const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(root, ".changeset", file), "utf8"))?.[1] ?? "";
+  for (const [, name, bump] of front.matchAll(/^["']?([^"':]+)["']?\s*:\s*(\w+)/gm)) {
+    bumps.set(name, [...(bumps.get(name) ?? []), bump]);
+  }
+}
+for (const { manifest } of publicPackages) {
+  const planned = bumps.get(manifest.name) ?? [];
+  if (manifest.version === "0.0.0" && !planned.includes("minor")) {
+    problems.push(
+      `${manifest.name}: unreleased (0.0.0) but no changeset bumps it by "minor" (first release: 0.1.0)`,
+    );
+  }
+  if (planned.includes("major")) problems.push(`${manifest.name}: a changeset bumps it by "major"`);
+}
+
+step(`building ${publicPackages.map((p) => p.manifest.name).join(", ")}`);
+pnpm([...publicPackages.flatMap((p) => ["--filter", p.manifest.name]), "run", "build"]);
+
+const out = join(root, ".tmp", "pack");
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+step("packing");
+pnpm([
+  "-r",
+  ...publicPackages.flatMap((p) => ["--filter", p.manifest.name]),
+  "pack",
+  "--pack-destination",
+  out,
+]);
+const tarballs = publicPackages.map(({ dir, manifest }) => {
+  const base = `${manifest.name.replace(/^@/, "").replace("/", "-")}-${manifest.version}`;
+  const file = join(out, `${base}.tgz`);
+  if (!existsSync(file)) throw new Error(`${manifest.name}: pnpm pack wrote no ${base}.tgz`);
+  mkdirSync(join(out, base));
+  run("tar", ["-xzf", file, "-C", join(out, base)]);
+  return { name: manifest.name, dir, file, unpacked: join(out, base, "package") };
+});
+
+step("checking manifests, LICENSE and source maps");
+const walk = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+for (const { name, dir, unpacked } of tarballs) {
+  const fail = (text) => problems.push(`${name}: ${text}`);
+  const packed = readFileSync(join(unpacked, "package.json"), "utf8");
+  const manifest = JSON.parse(packed);
+  if (packed.includes("@mem/source")) fail('the packed manifest still names the "@mem/source" condition');
+  if (packed.includes("workspace:")) fail("the packed manifest still has workspace: ranges");
+  for (const field of ["description", "keywords", "homepage", "repository", "bugs", "engines"]) {
+    if (manifest[field] === undefined) fail(`package.json lacks "${field}"`);
+  }
+  if (manifest.license !== "MIT") fail('package.json "license" is not "MIT"');
+  if (manifest.publishConfig?.access !== "public") fail('package.json lacks publishConfig.access "public"');
+  if (manifest.repository?.directory !== dir) fail(`repository.directory is not "${dir}"`);
+  if (manifest.repository?.url !== rootManifest.repository?.url)
+    fail("repository.url differs from the root's");
+  if (manifest.engines?.node !== rootManifest.engines.node) fail("engines.node differs from the root's");
+  if (!existsSync(join(unpacked, "LICENSE"))) fail(`no LICENSE in the tarball (cp LICENSE ${dir}/)`);
+  else if (readFileSync(join(unpacked, "LICENSE"), "utf8") !== license)
+    fail("LICENSE differs from the root's");
+  if (!existsSync(join(unpacked, "README.md"))) fail("no README.md in the tarball");
+  for (const file of walk(unpacked)) {
+    if (file.endsWith(".ts") && !file.endsWith(".d.ts"))
+      fail(`ships TypeScript source ${relative(unpacked, file)}`);
+    if (!file.endsWith(".map")) continue;
+    const map = JSON.parse(readFileSync(file, "utf8"));
+    map.sources.forEach((source, i) => {
+      const content = map.sourcesContent?.[i];
+      if (typeof content !== "string" && !existsSync(join(dirname(file), map.sourceRoot ?? "", source))) {
+        fail(`${relative(unpacked, file)} points at ${source}, which is neither shipped nor inlined`);
+      }
+    });
+  }
+}
+
+step("attw and publint --strict");
+// attw's bundled TypeScript predates require(esm): it reports every `require` of an ES module as an
+// error. Node >= 20.19 (our engines) loads them, and TypeScript >= 5.8 under `nodenext` types them; the
+// smoke project below proves both for real, so only that one rule is left out.
+const attw = ["--profile", "node16", "--ignore-rules", "cjs-resolves-to-esm", "--no-color"];
+await Promise.all(
+  tarballs.map(async ({ name, file }) => {
+    const [types, lint] = await Promise.all([
+      runAsync(bin("attw"), [file, ...attw]),
+      runAsync(bin("publint"), ["run", file, "--strict"]),
+    ]);
+    if (types.status !== 0) problems.push(`${name}: attw\n${types.output}`);
+    if (lint.status !== 0 || !lint.output.includes("All good!"))
+      problems.push(`${name}: publint\n${lint.output}`);
+  }),
+);
+
+step("installing the tarballs with npm into a throw-away project");
+const project = mkdtempSync(join(tmpdir(), "mem-smoke-"));
+try {
+  const sdkRange = JSON.parse(readFileSync(join(root, "packages/core/package.json"), "utf8")).devDependencies[
+    "@anthropic-ai/sdk"
+  ];
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "mem-smoke", private: true, version: "1.0.0" }, null, 2)}\n`,
+  );
+  run(
+    "npm",
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      "--loglevel=error",
+      ...tarballs.map((t) => t.file),
+      `@anthropic-ai/sdk@${sdkRange}`,
+    ],
+    { cwd: project },
+  );
+
+  // Every entry point of every public package loads both ways, with the same names.
+  const entries = tarballs.flatMap(({ name, unpacked }) =>
+    Object.keys(
+      JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8")).exports ?? { ".": null },
+    ).map((subpath) => (subpath === "." ? name : `${name}/${subpath.slice(2)}`)),
+  );
+  writeFileSync(join(project, "entries.json"), JSON.stringify(entries));
+  const smoke = join(root, "scripts", "smoke");
+  for (const file of readdirSync(smoke)) writeFileSync(join(project, file), readFileSync(join(smoke, file)));
+
+  step("type-checking the smoke files (nodenext) and running them");
+  run(
+    bin("tsc"),
+    ["-p", join(project, "tsconfig.json"), "--typeRoots", join(root, "node_modules", "@types")],
+    {
+      cwd: project,
+    },
+  );
+  for (const file of ["smoke-import.mjs", "smoke-require.cjs"]) {
+    try {
+      console.log(run(process.execPath, [join(project, "out", file)], { cwd: project }).trim());
+    } catch (error) {
+      problems.push(`smoke ${file}\n${error.message}`);
+    }
+  }
+} catch (error) {
+  problems.push(error.message);
+} finally {
+  rmSync(project, { recursive: true, force: true });
+}
+
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+for (const problem of problems) console.error(`pack-check: ${problem}`);
+console.log(
+  problems.length === 0
+    ? `pack-check: ${tarballs.length} packages packed and checked in ${seconds} s`
+    : `pack-check: ${problems.length} problem(s) in ${seconds} s`,
+);
+process.exit(problems.length === 0 ? 0 : 1);
