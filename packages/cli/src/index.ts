@@ -6,6 +6,7 @@ export { decodeKey, KEY_VARIABLE, keyOptions } from "./store-url/key.js";
 export { maskUrl } from "./store-url/mask.js";
 export { type OpenStoreOptions, openStore } from "./store-url/open.js";
 export { describeStore, parseStoreUrl, STORE_URL_FORMS, type StoreSpec } from "./store-url/parse.js";
+export type { PostgresSpec } from "./store-url/postgres.js";
 export type { RedisSpec } from "./store-url/redis.js";
 export type { S3Spec } from "./store-url/s3.js";
 export type { PlainStoreSpec } from "./store-url/schemes.js";

@@ -13,6 +13,7 @@ describe("public surface", { timeout: 120_000 }, () => {
     expect(names).toEqual([
       "ConformanceOptions",
       "ConformanceTarget",
+      "FakeClock",
       "GoldenFormatError",
       "GoldenStep",
       "GoldenTranscript",

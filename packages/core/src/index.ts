@@ -16,12 +16,7 @@ export { checkOptions, type OptionChecks } from "./options.js";
 export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
-export {
-  checkQuotaOptions,
-  type QuotaOptions,
-  usageFromListings,
-  usageOf,
-} from "./quota.js";
+export { type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";

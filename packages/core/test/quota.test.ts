@@ -6,9 +6,9 @@ import {
   ForwardingStore,
   InMemoryStore,
   type MemoryStore,
-  usageFromListings,
   usageOf,
 } from "../src/index.js";
+import { usageFromListings } from "../src/quota.js";
 
 const create = (path: string, text: string) => ({ command: "create", path, file_text: text });
 

@@ -5,14 +5,9 @@ import type {
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
-import {
-  checkQuotaOptions,
-  type ExecuteOptions,
-  executeCommand,
-  type MemoryStore,
-  type ToolResult,
-} from "../index.js";
+import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "../index.js";
 import { msg } from "../messages.js";
+import { checkQuotaOptions } from "../quota.js";
 
 /** The tool's definition as the Messages API expects it in `tools`. */
 export const MEMORY_TOOL_DEFINITION = { type: "memory_20250818", name: "memory" } as const;
