@@ -2,7 +2,10 @@
 import { countLines, lineAt, numberLines, splitLines } from "./lines.js";
 import { msg } from "./messages.js";
 
-export type EditOutcome = { ok: true; text: string; reply: string } | { ok: false; error: string };
+/** `changed` is the range of the new text that the edit wrote, when the reply shows it (str_replace). */
+export type EditOutcome =
+  | { ok: true; text: string; reply: string; changed?: { start: number; end: number } }
+  | { ok: false; error: string };
 
 const SNIPPET_CONTEXT = 4;
 
@@ -30,13 +33,22 @@ export function strReplace(path: string, text: string, oldStr: string, newStr: s
   }
   const at = found[0]!;
   const next = text.slice(0, at) + newStr + text.slice(at + oldStr.length);
-  const first = lineAt(next, at);
-  const last = newStr === "" ? first : lineAt(next, at + newStr.length - 1);
-  const lines = splitLines(next);
+  const changed = { start: at, end: at + newStr.length };
+  return { ok: true, text: next, reply: replaceReply(next, changed.start, changed.end), changed };
+}
+
+/**
+ * The str_replace success reply: the snippet of `text` from 4 lines before the line where `start` stands
+ * to 4 lines after the one holding `end - 1` (the line of `start` when the range is empty).
+ */
+export function replaceReply(text: string, start: number, end: number): string {
+  const first = lineAt(text, start);
+  const last = end === start ? first : lineAt(text, end - 1);
+  const lines = splitLines(text);
   const from = Math.max(1, first - SNIPPET_CONTEXT);
   const to = Math.min(lines.length, last + SNIPPET_CONTEXT);
   const snippet = from <= to ? `\n${numberLines(lines, from, to)}` : "";
-  return { ok: true, text: next, reply: msg.replaced() + snippet };
+  return msg.replaced() + snippet;
 }
 
 /**

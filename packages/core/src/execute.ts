@@ -1,4 +1,5 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
+import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
@@ -7,6 +8,7 @@ import { msg } from "./messages.js";
 import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { backoffDelay, sleep } from "./retry.js";
+import { type Guard, guardOutcome, resolveGuard, type SensitiveOptions } from "./sensitive/guard.js";
 import type { MemoryStore } from "./store.js";
 import { decodeUtf8, encodeUtf8 } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
@@ -27,11 +29,17 @@ export interface ExecuteOptions {
   listLimit?: number;
   /** How often an edit is retried when another writer changed the file in between. Default 100. */
   conflictRetries?: number;
+  /** The sensitive-data guard of SPEC §7: on by default (see `SensitiveOptions`); `false` turns it off. */
+  sensitive?: SensitiveOptions | false;
+  /** Called after each successful change (see `ChangeHook`: not awaited, its failures are ignored). */
+  onChange?: ChangeHook;
 }
 
-type Settings = Required<ExecuteOptions>;
+type Limits = Required<Omit<ExecuteOptions, "sensitive" | "onChange">>;
+/** `change` collects the sizes a command saw, for its `onChange` event. */
+type Settings = Limits & { guard: Guard | null; change: Partial<ChangeEvent> };
 
-const DEFAULTS: Settings = {
+const DEFAULTS: Limits = {
   maxFileBytes: 1024 * 1024,
   viewCharLimit: 64_000,
   listLimit: 1000,
@@ -69,8 +77,8 @@ export async function executeCommand(
 }
 
 async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
-  const settings: Settings = { ...DEFAULTS };
-  for (const key of Object.keys(DEFAULTS) as (keyof Settings)[]) {
+  const settings: Settings = { ...DEFAULTS, guard: resolveGuard(options.sensitive), change: {} };
+  for (const key of Object.keys(DEFAULTS) as (keyof Limits)[]) {
     const value = options[key];
     if (typeof value === "number" && value >= 0) settings[key] = value;
   }
@@ -88,12 +96,19 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       subject = from.path;
       const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
       if (!to.ok) return fail(to.error);
-      return await runRename(store, from.path, to.path);
+      const renamed = await runRename(store, from.path, to.path);
+      if (!renamed.isError)
+        emitChange(options.onChange, { command: "rename", path: from.path, newPath: to.path });
+      return renamed;
     }
     const checked = validatePath(command.path, { isReservedName: reserved });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
-    return await run(store, { ...command, path: checked.path }, settings);
+    const result = await run(store, { ...command, path: checked.path }, settings);
+    if (!result.isError && command.command !== "view") {
+      emitChange(options.onChange, { command: command.command, path: checked.path, ...settings.change });
+    }
+    return result;
   } catch (error) {
     const uncertain =
       isStoreError(error, "STORE_FAILURE") && (error as StoreFailureError).mayBeApplied === true;
@@ -121,6 +136,7 @@ async function run(store: MemoryStore, command: PathCommand, settings: Settings)
       );
     case "delete":
       if (path === ROOT) return fail(msg.deleteRoot());
+      settings.change = { sizeAfter: null };
       return (await store.delete(path)) ? ok(msg.deleted(path)) : fail(msg.deleteMissing(path));
   }
 }
@@ -150,12 +166,12 @@ async function create(
   settings: Settings,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(msg.fileExists(path));
-  const bytes = encodeUtf8(text);
-  if (bytes.length > settings.maxFileBytes)
-    return fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes));
+  const step = checkWrite(path, { ok: true, text, reply: msg.created(path) }, settings);
+  if (!step.bytes) return step.result;
   try {
-    await store.write(path, bytes, { ifAbsent: true });
-    return ok(msg.created(path));
+    await store.write(path, step.bytes, { ifAbsent: true });
+    settings.change = { sizeBefore: null, sizeAfter: step.bytes.length };
+    return step.result;
   } catch (error) {
     if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
     if (isStoreError(error, "NOT_A_DIRECTORY")) {
@@ -178,11 +194,24 @@ const applyEdit = (
   if (text === null) return { result: fail(msg.notUtf8(path)) };
   const outcome = transform(text);
   if (!outcome.ok) return { result: fail(outcome.error) };
-  const bytes = encodeUtf8(outcome.text);
+  const step = checkWrite(path, outcome, settings);
+  if (step.bytes) settings.change = { sizeBefore: data.length, sizeAfter: step.bytes.length };
+  return step;
+};
+
+/** `maxFileBytes` first (it bounds the guard's work), then the guard, then the size of a redacted text. */
+const checkWrite = (path: string, outcome: EditOutcome & { ok: true }, settings: Settings): EditStep => {
+  let bytes = encodeUtf8(outcome.text);
   if (bytes.length > settings.maxFileBytes) {
     return { result: fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes)) };
   }
-  return { result: ok(outcome.reply), bytes };
+  const guarded = guardOutcome(settings.guard, path, outcome);
+  if (!guarded.ok) return { result: fail(guarded.error) };
+  if (guarded.text !== outcome.text) bytes = encodeUtf8(guarded.text);
+  if (bytes.length > settings.maxFileBytes) {
+    return { result: fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes)) };
+  }
+  return { result: ok(guarded.reply), bytes };
 };
 
 /**

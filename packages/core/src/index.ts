@@ -1,3 +1,4 @@
+export type { ChangeEvent, ChangeHook } from "./change.js";
 export * from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
 export { isStoreError, safeReason } from "./failure.js";
@@ -8,6 +9,15 @@ export { type Command, type CommandName, type Parsed, parseCommand } from "./par
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { backoffDelay, sleep } from "./retry.js";
+export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
+export {
+  type Guard,
+  type GuardVerdict,
+  guardText,
+  resolveGuard,
+  type SensitiveDetector,
+  type SensitiveOptions,
+} from "./sensitive/guard.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";

@@ -5,7 +5,13 @@ import type {
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
-import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "../index.js";
+import {
+  type ExecuteOptions,
+  executeCommand,
+  type MemoryStore,
+  resolveGuard,
+  type ToolResult,
+} from "../index.js";
 import { msg } from "../messages.js";
 
 /** The tool's definition as the Messages API expects it in `tools`. */
@@ -70,6 +76,7 @@ const runCommand = async (
  * ```
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
+  resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
   let previous: Promise<unknown> = Promise.resolve();
   return {
     ...options.definition,
