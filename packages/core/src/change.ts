@@ -19,8 +19,11 @@ export interface ChangeEvent {
  */
 export type ChangeHook = (change: ChangeEvent) => void | Promise<void>;
 
-/** Calls the hook, ignoring what it throws or rejects with. */
-export const emitChange = (hook: ChangeHook | undefined, change: ChangeEvent): void => {
+/**
+ * Calls a change hook without awaiting it, ignoring what it throws or rejects with (for wrappers'
+ * change feeds too).
+ */
+export const emitChange = <E>(hook: ((change: E) => void | Promise<void>) | undefined, change: E): void => {
   if (!hook) return;
   try {
     const pending = hook(change);

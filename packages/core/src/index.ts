@@ -1,4 +1,4 @@
-export type { ChangeEvent, ChangeHook } from "./change.js";
+export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 export * from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
 export { isStoreError, safeReason } from "./failure.js";
