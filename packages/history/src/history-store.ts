@@ -4,13 +4,15 @@ import {
   ConflictError,
   emitChange,
   type FileData,
-  ForwardingStore,
   isSameOrInside,
   isStoreError,
+  type Listing,
   type MemoryStore,
   NotFoundError,
   ROOT,
   rebase,
+  type Stat,
+  type StoreCapabilities,
   type SweepResult,
   type Usage,
   type Version,
@@ -71,7 +73,8 @@ const positive = (value: unknown, name: string, fallback: number, integer: boole
  * await store.restore("/memories/a.md", previous!.id);         // the file holds "v1\n" again
  * ```
  */
-export class HistoryStore extends ForwardingStore {
+export class HistoryStore implements MemoryStore {
+  readonly inner: MemoryStore;
   readonly #history: MemoryStore;
   readonly #base: string;
   readonly #own: boolean;
@@ -93,7 +96,7 @@ export class HistoryStore extends ForwardingStore {
   readonly check?: () => Promise<void>;
 
   constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
-    super(inner);
+    this.inner = inner;
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.#maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
     this.#maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
@@ -143,12 +146,22 @@ export class HistoryStore extends ForwardingStore {
     if (inner.check) this.check = inner.check.bind(inner);
   }
 
-  override isReservedName(name: string): boolean {
-    return (this.#own && name === HISTORY_NAME) || super.isReservedName(name);
+  get capabilities(): StoreCapabilities {
+    return this.inner.capabilities;
+  }
+  stat(path: string): Promise<Stat | null> {
+    return this.inner.stat(path);
+  }
+  list(dir: string, depth: number): Promise<Listing | null> {
+    return this.inner.list(dir, depth);
   }
 
-  override async read(path: string): Promise<FileData | null> {
-    const file = await super.read(path);
+  isReservedName(name: string): boolean {
+    return (this.#own && name === HISTORY_NAME) || (this.inner.isReservedName?.(name) ?? false);
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    const file = await this.inner.read(path);
     if (file) {
       // An edit reads, then writes on the version it read: keep the bytes so the write need not read again.
       this.#reads.delete(path);
@@ -158,31 +171,27 @@ export class HistoryStore extends ForwardingStore {
     return file;
   }
 
-  override async write(
-    path: string,
-    data: Uint8Array,
-    condition: WriteCondition,
-  ): Promise<{ version: Version }> {
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
     if ("ifAbsent" in condition) {
-      const written = await super.write(path, data, condition);
+      const written = await this.inner.write(path, data, condition);
       this.#emit({ command: "create", path, sizeBefore: null, sizeAfter: data.byteLength }, data);
       return written;
     }
     const previous = await this.#current(path, condition.ifVersion);
-    if (!previous) return super.write(path, data, condition); // it fails: the version is not current
+    if (!previous) return this.inner.write(path, data, condition); // it fails: the version is not current
     const versionId = await this.#keep(path, previous);
-    const written = await super.write(path, data, condition);
+    const written = await this.inner.write(path, data, condition);
     this.#reads.delete(path);
     const sizeBefore = previous.byteLength;
     this.#emit({ command: "edit", path, sizeBefore, sizeAfter: data.byteLength, versionId }, data);
     return written;
   }
 
-  override async delete(path: string): Promise<boolean> {
+  async delete(path: string): Promise<boolean> {
     // Deleting /memories itself wipes the store, history included.
-    if (path === ROOT && this.#own) return super.delete(path);
+    if (path === ROOT && this.#own) return this.inner.delete(path);
     const kept = await this.#keepAll(path);
-    const deleted = await super.delete(path);
+    const deleted = await this.inner.delete(path);
     if (deleted) {
       for (const { path: p, size, versionId } of kept) {
         this.#emit({ command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId });
@@ -191,19 +200,19 @@ export class HistoryStore extends ForwardingStore {
     return deleted;
   }
 
-  override async rename(from: string, to: string): Promise<void> {
+  async rename(from: string, to: string): Promise<void> {
     // Failures are the wrapped store's to report; keep nothing for a rename that cannot happen.
-    if (!(await super.stat(from)) || (await super.stat(to))) return super.rename(from, to);
+    if (!(await this.inner.stat(from)) || (await this.inner.stat(to))) return this.inner.rename(from, to);
     const kept = await this.#keepAll(from);
-    await super.rename(from, to);
+    await this.inner.rename(from, to);
     for (const { path, size, versionId } of kept) {
       const newPath = rebase(path, from, to);
       this.#emit({ command: "rename", path, newPath, sizeBefore: size, sizeAfter: size, versionId });
     }
   }
 
-  override async close(): Promise<void> {
-    await super.close();
+  async close(): Promise<void> {
+    await this.inner.close?.();
     if (!this.#own) await this.#history.close?.();
   }
 
@@ -239,14 +248,14 @@ export class HistoryStore extends ForwardingStore {
     const data = await this.readVersion(path, id);
     if (!data) throw new NotFoundError(path);
     for (let attempt = 0; ; attempt++) {
-      const current = await super.read(path);
+      const current = await this.inner.read(path);
       try {
         let replacedVersionId: string | undefined;
         if (current) {
           replacedVersionId = await this.#keep(path, current.data);
-          await super.write(path, data, { ifVersion: current.version });
+          await this.inner.write(path, data, { ifVersion: current.version });
         } else {
-          await super.write(path, data, { ifAbsent: true });
+          await this.inner.write(path, data, { ifAbsent: true });
         }
         this.#reads.delete(path);
         const sizeBefore = current ? current.data.byteLength : null;
@@ -287,7 +296,7 @@ export class HistoryStore extends ForwardingStore {
   async #current(path: string, version: Version): Promise<Uint8Array | null> {
     const remembered = this.#reads.get(path);
     if (remembered?.version === version) return remembered.data;
-    const file = await super.read(path);
+    const file = await this.inner.read(path);
     return file?.version === version ? file.data : null;
   }
 
@@ -313,15 +322,17 @@ export class HistoryStore extends ForwardingStore {
 
   /** Keeps every listed file at or beneath `path`, before it is deleted or moved away. */
   async #keepAll(path: string): Promise<{ path: string; size: number; versionId: string }[]> {
-    const stat = path === ROOT ? ({ kind: "directory" } as const) : await super.stat(path);
+    const stat = path === ROOT ? ({ kind: "directory" } as const) : await this.inner.stat(path);
     if (!stat) return [];
     const files =
       stat.kind === "file"
         ? [path]
-        : ((await super.list(path, DEEP))?.entries ?? []).filter((e) => e.kind === "file").map((e) => e.path);
+        : ((await this.inner.list(path, DEEP))?.entries ?? [])
+            .filter((e) => e.kind === "file")
+            .map((e) => e.path);
     const kept: { path: string; size: number; versionId: string }[] = [];
     for (const file of files) {
-      const current = await super.read(file);
+      const current = await this.inner.read(file);
       if (!current) continue;
       kept.push({
         path: file,
