@@ -30,7 +30,9 @@ const killMidWrite = (root: string): Promise<NodeJS.Signals | null> =>
       { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     child.stdout.once("data", () => setTimeout(() => child.kill("SIGKILL"), randomInt(0, 80)));
     child.once("exit", (_code, signal) => (signal ? resolve(signal) : reject(new Error(stderr))));
   });

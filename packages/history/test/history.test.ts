@@ -17,7 +17,12 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 /** A fake clock the test moves by hand. */
 const clockAt = (start: number) => {
   let now = start;
-  return { clock: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    clock: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 };
 
 describe("HistoryStore", () => {
