@@ -15,6 +15,8 @@ export interface SensitiveSpan {
 /** A detector: a label for the refusal message and a finder of every match, in order of `start`. */
 export interface Detector {
   readonly label: string;
+  /** A pattern every match contains, tested first to skip the scan of texts that cannot match. */
+  readonly hint?: RegExp;
   spans(text: string): Iterable<SensitiveSpan>;
 }
 
@@ -164,15 +166,23 @@ const phoneSpan = (candidate: string, start: number): SensitiveSpan | null => {
 };
 
 export const BUILTIN_DETECTORS: Readonly<Record<BuiltinDetectorName, Detector>> = {
-  privateKey: { label: "a private key", spans: privateKeySpans },
-  awsAccessKey: { label: "an AWS access key", spans: (text) => regexSpans(AWS_ACCESS_KEY, text) },
-  apiKey: { label: "an API key", spans: (text) => regexSpans(API_KEY, text) },
-  jwt: { label: "a JSON Web Token", spans: (text) => regexSpans(JWT, text) },
+  privateKey: { label: "a private key", hint: /-----BEGIN/, spans: privateKeySpans },
+  awsAccessKey: {
+    label: "an AWS access key",
+    hint: /A[KS]IA/,
+    spans: (text) => regexSpans(AWS_ACCESS_KEY, text),
+  },
+  apiKey: {
+    label: "an API key",
+    hint: /sk-|gh[pousr]_|github_pat_|xox|hooks\.slack\.com|[sr]k_(?:live|test)_|AIza/,
+    spans: (text) => regexSpans(API_KEY, text),
+  },
+  jwt: { label: "a JSON Web Token", hint: /eyJ/, spans: (text) => regexSpans(JWT, text) },
   paymentCard: {
     label: "a payment card number",
     spans: (text) => regexSpans(CARD_CANDIDATE, text, cardSpan),
   },
-  email: { label: "an email address", spans: (text) => regexSpans(EMAIL, text) },
+  email: { label: "an email address", hint: /@/, spans: (text) => regexSpans(EMAIL, text) },
   phone: { label: "a phone number", spans: (text) => regexSpans(PHONE_CANDIDATE, text, phoneSpan) },
 };
 
