@@ -78,18 +78,28 @@ const s3Store = (prefix: string) =>
     prefix,
   });
 const prefixes = new WeakMap<MemoryStore, string>();
+const sides = new WeakMap<HistoryStore, MemoryStore>();
 
+// On S3 a listing pages through every key under the prefix, so versions go under a prefix of their own
+// (the configuration the README recommends for S3): listings do not grow with the history.
 runConformance<HistoryStore>({
-  name: "HistoryStore over S3Store (s3rver behind the conditional-write proxy)",
+  name: "HistoryStore over S3Store, versions under a second prefix (s3rver behind the conditional-write proxy)",
   create: () => {
     const prefix = `history-${process.pid}-${++count}/`;
-    const inner = s3Store(prefix);
+    const inner = s3Store(`${prefix}files/`);
     prefixes.set(inner, prefix);
-    return wrap(inner);
+    const side = s3Store(`${prefix}versions/`);
+    const store = wrap(inner, side);
+    sides.set(store, side);
+    return store;
   },
-  peer: (store) => wrap(s3Store(prefixes.get(innerOf(store))!)),
+  peer: (store) => {
+    const prefix = prefixes.get(innerOf(store))!;
+    return wrap(s3Store(`${prefix}files/`), s3Store(`${prefix}versions/`));
+  },
   destroy: async (store) => {
-    await store.delete(ROOT);
+    await innerOf(store).delete(ROOT);
+    await sides.get(store)!.delete(ROOT);
     await store.close();
   },
   options: SLOW,
