@@ -179,11 +179,23 @@ export class HistoryStore implements MemoryStore {
     }
     const previous = await this.#current(path, condition.ifVersion);
     if (!previous) return this.inner.write(path, data, condition); // it fails: the version is not current
-    const versionId = await this.#keep(path, previous);
-    const written = await this.inner.write(path, data, condition);
+    // The version is written alongside the edit, not before it: a conditional write that waited for it
+    // would hold its version twice as long, and concurrent editors would collide (and back off) far more.
+    const keeping = this.#keep(path, previous).then(
+      (id) => id,
+      () => undefined,
+    );
+    let written: { version: Version };
+    try {
+      written = await this.inner.write(path, data, condition);
+    } finally {
+      await keeping;
+    }
+    const versionId = await keeping;
     this.#reads.delete(path);
     const sizeBefore = previous.byteLength;
-    this.#emit({ command: "edit", path, sizeBefore, sizeAfter: data.byteLength, versionId }, data);
+    const event = { command: "edit" as const, path, sizeBefore, sizeAfter: data.byteLength };
+    this.#emit(versionId ? { ...event, versionId } : event, data);
     return written;
   }
 
