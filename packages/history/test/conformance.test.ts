@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
 import { runConformance } from "@mem/conformance";
 import { InMemoryStore, type MemoryStore, ROOT } from "@mem/core";
 import { FsStore } from "@mem/fs";
@@ -48,11 +49,20 @@ runConformance({
 
 let redis: RedisServer;
 let s3: S3TestServer;
+let s3Client: S3Client;
 let count = 0;
 beforeAll(async () => {
   [redis, s3] = await Promise.all([startRedis(), startS3()]);
+  s3Client = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    credentials: s3.credentials,
+    forcePathStyle: true,
+    maxAttempts: 3,
+  });
 });
 afterAll(async () => {
+  s3Client?.destroy();
   await Promise.all([redis?.stop(), s3?.stop()]);
 });
 
@@ -66,17 +76,8 @@ runConformance<HistoryStore>({
   },
 });
 
-const s3Store = (prefix: string) =>
-  new S3Store({
-    clientConfig: {
-      endpoint: s3.endpoint,
-      region: s3.region,
-      credentials: s3.credentials,
-      forcePathStyle: true,
-    },
-    bucket: s3.bucket,
-    prefix,
-  });
+// One client for every store, as an application would share it (each client keeps its own sockets).
+const s3Store = (prefix: string) => new S3Store({ client: s3Client, bucket: s3.bucket, prefix });
 const prefixes = new WeakMap<MemoryStore, string>();
 const sides = new WeakMap<HistoryStore, MemoryStore>();
 
