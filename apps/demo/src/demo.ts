@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { describeStore, openStore, parseStoreUrl, type StoreSpec } from "@mem/cli";
 import { type MemoryStore, ROOT } from "@mem/core";
+import { HISTORY_NAME, HistoryStore, type VersionInfo } from "@mem/history";
 import {
   clip,
   createStyle,
@@ -15,7 +16,7 @@ import {
   type TreeFile,
   useColor,
 } from "./render.js";
-import { SESSIONS, scriptedClaude } from "./scenario.js";
+import { NOTES_PATH, SESSIONS, scriptedClaude } from "./scenario.js";
 import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "./scripted-api.js";
 import { runSession, type SessionTranscript } from "./session.js";
 
@@ -39,6 +40,8 @@ export interface DemoResult {
   sessions: SessionTranscript[];
   /** The memory after each session. */
   memory: TreeFile[][];
+  /** The earlier versions of the notes kept by `@mem/history`, newest first, and the memory after undoing the last change. */
+  history: { versions: VersionInfo[]; afterUndo: TreeFile[] };
 }
 
 /** Marks an fs directory as the demo's own, so that clearing it never deletes anything else. */
@@ -58,7 +61,9 @@ export const runDemo = async (options: DemoOptions): Promise<DemoResult> => {
   const fsDir = localDirectory(spec, options.cwd);
   const ownDirectory = fsDir ? await prepareDirectory(fsDir, options.keep) : false;
 
-  const store = await openStore(spec, { env: options.env, cwd: options.cwd });
+  const base = await openStore(spec, { env: options.env, cwd: options.cwd });
+  // Every change keeps the earlier content in the store's hidden history, so any of them can be undone.
+  const store = new HistoryStore(base);
   let api: ScriptedApi | undefined;
   try {
     print(
@@ -88,10 +93,17 @@ export const runDemo = async (options: DemoOptions): Promise<DemoResult> => {
       print(style.dim("Keeping the memory as it is (--keep)."));
     } else {
       await clearMemory(store);
+      await base.delete(`${ROOT}/${HISTORY_NAME}`);
       print(style.dim("Starting from an empty memory (--keep reuses it)."));
     }
 
-    const result: DemoResult = { offline, requests: api?.received ?? [], sessions: [], memory: [] };
+    const result: DemoResult = {
+      offline,
+      requests: api?.received ?? [],
+      sessions: [],
+      memory: [],
+      history: { versions: [], afterUndo: [] },
+    };
     for (const [i, session] of SESSIONS.entries()) {
       print();
       print(
@@ -110,6 +122,7 @@ export const runDemo = async (options: DemoOptions): Promise<DemoResult> => {
       print(style.bold(`── memory after session ${i + 1} ${"─".repeat(50)}`));
       print(renderTree(files, style));
     }
+    result.history = await showHistory(store, print, style);
     print();
     print(
       style.dim(
@@ -123,6 +136,30 @@ export const runDemo = async (options: DemoOptions): Promise<DemoResult> => {
     await api?.close();
     await store.close?.();
   }
+};
+
+/** Lists the kept versions of the notes and undoes the last change with `restore`. */
+const showHistory = async (store: HistoryStore, print: (text?: string) => void, style: Style) => {
+  const versions = await store.versions(NOTES_PATH);
+  print();
+  print(style.bold(`── history of ${NOTES_PATH} (@mem/history) ${"─".repeat(20)}`));
+  if (!versions[0]) {
+    print(style.dim("No earlier versions: the notes were never changed."));
+    return { versions, afterUndo: await memoryFiles(store) };
+  }
+  print(`${versions.length} earlier version(s), newest first:`);
+  for (const v of versions)
+    print(`  ${style.cyan(v.id)}  ${new Date(v.time).toISOString()}  ${v.size} bytes`);
+  print(`Undoing the last change: ${style.bold(`store.restore("${NOTES_PATH}", "${versions[0].id}")`)}`);
+  const { replacedVersionId } = await store.restore(NOTES_PATH, versions[0].id);
+  const afterUndo = await memoryFiles(store);
+  print(renderTree(afterUndo, style));
+  print(
+    style.dim(
+      `The restore kept the replaced content as version ${replacedVersionId}, so it can be undone too.`,
+    ),
+  );
+  return { versions, afterUndo };
 };
 
 const sessionPrinter = (output: Output, style: Style) => ({

@@ -13,6 +13,9 @@ export interface Session {
   prompt: string;
 }
 
+/** A made-up GitHub token in the user's first message (assembled from pieces; it was never valid). */
+export const DEMO_TOKEN = ["ghp", "_", "Demo0Token1NotReal2".repeat(2)].join("");
+
 export const SESSIONS: readonly Session[] = [
   {
     title: "Session 1: debugging the scraper",
@@ -29,6 +32,8 @@ def fetch_page(url, retries=3):
                 raise
             time.sleep(1)
 \`\`\`
+
+It logs in to the site with the token ${DEMO_TOKEN}.
 
 Please help me debug this.`,
   },
@@ -104,8 +109,18 @@ const firstSession = (calls: Call[]): ScriptedBlock[] => {
     }
     return [
       text(
-        "My memory directory is empty, so this is a fresh start. Before digging in I'll note the task and what I see in the code, so a later session can pick it up.",
+        "My memory directory is empty, so this is a fresh start. Before digging in I'll note the task, what I see in the code and how the scraper logs in, so a later session can pick it up.",
       ),
+      memory({
+        command: "create",
+        path: NOTES_PATH,
+        file_text: `${INITIAL_NOTES}\n## Access\n- Token: ${DEMO_TOKEN}\n`,
+      }),
+    ];
+  }
+  if (last.input["command"] === "create" && last.isError && last.result.includes("looks like")) {
+    return [
+      text("My memory refused that: it does not keep secrets. I'll leave the token out of my notes."),
       memory({ command: "create", path: NOTES_PATH, file_text: INITIAL_NOTES }),
     ];
   }

@@ -8,7 +8,7 @@ import { executeCommand, InMemoryStore } from "@mem/core";
 import { contextManagement, MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "@mem/core/anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DemoError, type DemoResult, runDemo } from "../src/demo.js";
-import { NOTES_PATH } from "../src/scenario.js";
+import { DEMO_TOKEN, NOTES_PATH } from "../src/scenario.js";
 
 /** What the engine answers to a view of an empty memory directory. */
 let EMPTY_VIEW: string;
@@ -77,10 +77,34 @@ describe("the offline demo on a local directory", () => {
     expect(first?.toolCalls.map((c) => (c.input as { command: string }).command)).toEqual([
       "view",
       "create",
+      "create",
       "str_replace",
     ]);
     expect(run.result.memory[0]?.map((f) => f.path)).toEqual([NOTES_PATH]);
     expect(run.result.memory[0]?.[0]?.content).toContain("Fix proposed:");
+  });
+
+  it("has the token in the prompt refused by the sensitive-data guard, and keeps it out of memory", () => {
+    const [first] = run.result.sessions;
+    expect(first?.toolCalls[1]).toMatchObject({
+      content: `Error: Refused to write ${NOTES_PATH}: line 15 looks like an API key. Do not store secrets or personal data in memory.`,
+      isError: true,
+    });
+    expect(run.output).toContain("looks like an API key");
+    for (const files of run.result.memory) for (const f of files) expect(f.content).not.toContain(DEMO_TOKEN);
+  });
+
+  it("lists the kept versions of the notes and undoes the last change from history", () => {
+    const { versions, afterUndo } = run.result.history;
+    expect(versions).toHaveLength(3); // before session 1's edit and before each of session 2's two edits
+    expect(afterUndo[0]?.content).toBe(
+      run.result.memory[1]?.[0]?.content.replace(
+        "- HTTP 429 means the site rate-limits us: wait for Retry-After, keep ~1 request/s per host.\n",
+        "",
+      ),
+    );
+    expect(run.output).toContain(`── history of ${NOTES_PATH}`);
+    expect(run.output).toContain(`store.restore("${NOTES_PATH}", "${versions[0]?.id}")`);
   });
 
   it("has the second session view its memory first and continue from the first one's notes", () => {
@@ -99,11 +123,7 @@ describe("the offline demo on a local directory", () => {
     const text = await readFile(join(base, "memory", NOTES_FILE), "utf8");
     expect(text).toContain("Fix applied, timeouts are gone. New problem: HTTP 429");
     expect(text).toContain("- The last attempt re-raises");
-    expect(
-      text.endsWith(
-        "- HTTP 429 means the site rate-limits us: wait for Retry-After, keep ~1 request/s per host.\n",
-      ),
-    ).toBe(true);
+    expect(text).toBe(run.result.history.afterUndo[0]?.content);
   });
 
   it("shows each tool call, its result and the memory tree", () => {

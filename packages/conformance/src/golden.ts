@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { resolveGuard, type SensitiveOptions } from "@mem/core";
 import type { ContentSpec } from "./content.js";
 
 /** The `executeCommand` options a transcript may set (small limits keep budget tests cheap). */
@@ -12,6 +13,8 @@ export interface TranscriptOptions {
   readonly maxFileBytes?: number;
   readonly viewCharLimit?: number;
   readonly listLimit?: number;
+  /** The sensitive-data guard (SPEC §7): `false`, or `mode` and built-in `detectors` (no custom ones in JSON). */
+  readonly sensitive?: SensitiveOptions | false;
 }
 
 /** One tool call and its exact expected result. */
@@ -138,15 +141,36 @@ type Fail = (where: string, problem: string) => never;
 
 function parseOptions(value: unknown, fail: Fail): TranscriptOptions {
   if (!isRecord(value)) return fail("options", "must be an object");
-  const options: { maxFileBytes?: number; viewCharLimit?: number; listLimit?: number } = {};
+  const options: {
+    maxFileBytes?: number;
+    viewCharLimit?: number;
+    listLimit?: number;
+    sensitive?: SensitiveOptions | false;
+  } = {};
   for (const [key, limit] of Object.entries(value)) {
+    if (key === "sensitive") {
+      options.sensitive = parseSensitive(limit, fail);
+      continue;
+    }
     if (key !== "maxFileBytes" && key !== "viewCharLimit" && key !== "listLimit") {
-      fail(`options.${key}`, "unknown option (allowed: maxFileBytes, viewCharLimit, listLimit)");
+      fail(`options.${key}`, "unknown option (allowed: maxFileBytes, viewCharLimit, listLimit, sensitive)");
     }
     if (!isCount(limit) || limit === 0) fail(`options.${key}`, "must be a positive integer");
-    options[key as keyof TranscriptOptions] = limit as number;
+    options[key as "maxFileBytes" | "viewCharLimit" | "listLimit"] = limit as number;
   }
   return options;
+}
+
+function parseSensitive(value: unknown, fail: Fail): SensitiveOptions | false {
+  if (value !== false && (!isRecord(value) || "custom" in value)) {
+    return fail("options.sensitive", "must be false or an object with mode and detectors");
+  }
+  try {
+    resolveGuard(value as SensitiveOptions | false);
+  } catch (error) {
+    return fail("options.sensitive", (error as TypeError).message);
+  }
+  return value as SensitiveOptions | false;
 }
 
 function parseFileMap(value: unknown, where: string, fail: Fail): Record<string, ContentSpec> {

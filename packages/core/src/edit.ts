@@ -3,7 +3,10 @@ import { countLines, countNewlines, numberLines, offsetOfLine } from "./lines.js
 import { msg } from "./messages.js";
 import { findOccurrences, occurrenceIndexes } from "./occurrences.js";
 
-export type EditOutcome = { ok: true; text: string; reply: string } | { ok: false; error: string };
+/** `changed` is the range of the new text that the edit wrote, when the reply shows it (str_replace). */
+export type EditOutcome =
+  | { ok: true; text: string; reply: string; changed?: { start: number; end: number } }
+  | { ok: false; error: string };
 
 const SNIPPET_CONTEXT = 4;
 
@@ -54,7 +57,17 @@ export function strReplace(path: string, text: string, oldStr: string, newStr: s
   }
   const { at } = found;
   const next = text.slice(0, at) + newStr + text.slice(at + oldStr.length);
-  return { ok: true, text: next, reply: msg.replaced() + snippetAround(next, at, at + newStr.length) };
+  const changed = { start: at, end: at + newStr.length };
+  return { ok: true, text: next, reply: replaceReply(next, changed.start, changed.end), changed };
+}
+
+/**
+ * The str_replace success reply: the snippet of `text` from 4 lines before the line where `start` stands
+ * to 4 lines after the one holding `end - 1` (the line of `start` when the range is empty), cut from the
+ * neighbourhood of the change only.
+ */
+export function replaceReply(text: string, start: number, end: number): string {
+  return msg.replaced() + snippetAround(text, start, end);
 }
 
 /**

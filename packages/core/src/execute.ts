@@ -1,4 +1,5 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
+import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
@@ -8,6 +9,7 @@ import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
 import { backoffDelay, sleep } from "./retry.js";
+import { type Guard, guardOutcome, resolveGuard, type SensitiveOptions } from "./sensitive/guard.js";
 import type { MemoryStore, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
@@ -34,13 +36,19 @@ export interface ExecuteOptions extends QuotaOptions {
    * (`unexpected error`). The place for an application to log the cause; what it throws is ignored.
    */
   onUnexpectedError?: (error: unknown) => void;
+  /** The sensitive-data guard of SPEC §7: on by default (see `SensitiveOptions`); `false` turns it off. */
+  sensitive?: SensitiveOptions | false;
+  /** Called after each successful change (see `ChangeHook`: not awaited, its failures are ignored). */
+  onChange?: ChangeHook;
 }
 
-type Settings = Required<Omit<ExecuteOptions, keyof QuotaOptions | "onUnexpectedError">> & {
-  quota: Quota | null;
-};
+type Limits = Required<
+  Omit<ExecuteOptions, keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange">
+>;
+/** `change` collects the sizes a command saw, for its `onChange` event. */
+type Settings = Limits & { quota: Quota | null; guard: Guard | null; change: Partial<ChangeEvent> };
 
-const DEFAULTS: Omit<Settings, "quota"> = {
+const DEFAULTS: Limits = {
   maxFileBytes: 1024 * 1024,
   viewCharLimit: 64_000,
   listLimit: 1000,
@@ -93,8 +101,13 @@ const notify = (options: ExecuteOptions, error: unknown): void => {
 };
 
 async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
-  const settings: Settings = { ...DEFAULTS, quota: quotaFor(store, options) };
-  for (const key of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+  const settings: Settings = {
+    ...DEFAULTS,
+    quota: quotaFor(store, options),
+    guard: resolveGuard(options.sensitive),
+    change: {},
+  };
+  for (const key of Object.keys(DEFAULTS) as (keyof Limits)[]) {
     const value = options[key];
     if (typeof value === "number" && value >= 0) settings[key] = value;
   }
@@ -112,12 +125,19 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       subject = from.path;
       const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
       if (!to.ok) return fail(to.error);
-      return await runRename(store, from.path, to.path);
+      const renamed = await runRename(store, from.path, to.path);
+      if (!renamed.isError)
+        emitChange(options.onChange, { command: "rename", path: from.path, newPath: to.path });
+      return renamed;
     }
     const checked = validatePath(command.path, { isReservedName: reserved });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
-    return await run(store, { ...command, path: checked.path }, settings);
+    const result = await run(store, { ...command, path: checked.path }, settings);
+    if (!result.isError && command.command !== "view") {
+      emitChange(options.onChange, { command: command.command, path: checked.path, ...settings.change });
+    }
+    return result;
   } catch (error) {
     notify(options, error);
     const uncertain =
@@ -146,6 +166,7 @@ async function run(store: MemoryStore, command: PathCommand, settings: Settings)
       );
     case "delete":
       if (path === ROOT) return fail(msg.deleteRoot());
+      settings.change = { sizeAfter: null };
       return (await store.delete(path)) ? ok(msg.deleted(path)) : fail(msg.deleteMissing(path));
   }
 }
@@ -175,14 +196,14 @@ async function create(
   settings: Settings,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(msg.fileExists(path));
-  // Measured before encoding: text far over the limit is refused without being copied.
-  const size = utf8Length(text);
-  if (size > settings.maxFileBytes) return fail(msg.tooLarge(path, size, settings.maxFileBytes));
-  const refused = await settings.quota?.create(path, size);
+  const step = checkWrite(path, { ok: true, text, reply: msg.created(path) }, settings);
+  if (!step.bytes) return step.result;
+  const refused = await settings.quota?.create(path, step.bytes.length);
   if (refused) return fail((await createOwnError(store, path)) ?? refused);
   try {
-    await store.write(path, encodeUtf8(text), { ifAbsent: true });
-    return ok(msg.created(path));
+    await store.write(path, step.bytes, { ifAbsent: true });
+    settings.change = { sizeBefore: null, sizeAfter: step.bytes.length };
+    return step.result;
   } catch (error) {
     if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
     if (isStoreError(error, "NOT_A_DIRECTORY")) {
@@ -206,11 +227,28 @@ const applyEdit = (
   if (text === null) return { result: fail(msg.notUtf8(path)) };
   const outcome = transform(text);
   if (!outcome.ok) return { result: fail(outcome.error) };
+  const step = checkWrite(path, outcome, settings);
+  if (!step.bytes) return step;
+  const refused = usage && settings.quota?.edit(path, usage, data.length, step.bytes.length);
+  if (refused) return { result: fail(refused) };
+  settings.change = { sizeBefore: data.length, sizeAfter: step.bytes.length };
+  return step;
+};
+
+/**
+ * `maxFileBytes` first, measured before encoding (text far over the limit is refused without being copied,
+ * and the limit bounds the guard's work), then the guard, then the size of a redacted text.
+ */
+const checkWrite = (path: string, outcome: EditOutcome & { ok: true }, settings: Settings): EditStep => {
   const size = utf8Length(outcome.text);
   if (size > settings.maxFileBytes) return { result: fail(msg.tooLarge(path, size, settings.maxFileBytes)) };
-  const refused = usage && settings.quota?.edit(path, usage, data.length, size);
-  if (refused) return { result: fail(refused) };
-  return { result: ok(outcome.reply), bytes: encodeUtf8(outcome.text) };
+  const guarded = guardOutcome(settings.guard, path, outcome);
+  if (!guarded.ok) return { result: fail(guarded.error) };
+  const bytes = encodeUtf8(guarded.text);
+  if (bytes.length > settings.maxFileBytes) {
+    return { result: fail(msg.tooLarge(path, bytes.length, settings.maxFileBytes)) };
+  }
+  return { result: ok(guarded.reply), bytes };
 };
 
 /**

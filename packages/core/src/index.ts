@@ -1,3 +1,4 @@
+export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 // The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
 export {
   AlreadyExistsError,
@@ -18,6 +19,15 @@ export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
+export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
+export {
+  type Guard,
+  type GuardVerdict,
+  guardText,
+  resolveGuard,
+  type SensitiveDetector,
+  type SensitiveOptions,
+} from "./sensitive/guard.js";
 export { formatSize } from "./size.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";

@@ -93,7 +93,14 @@ describe("str_replace", () => {
     const out = strReplace("/memories/f", text, "l10\n", "A\nB\n");
     const lines = ["l6", "l7", "l8", "l9", "A", "B", "l11", "l12", "l13", "l14"];
     const numbered = lines.map((l, i) => `${String(i + 6).padStart(6)}\t${l}`).join("\n");
-    expect(out).toEqual({ ok: true, text: text.replace("l10\n", "A\nB\n"), reply: `${HEAD}\n${numbered}` });
+    const changed = { start: text.indexOf("l10"), end: text.indexOf("l10") + 4 };
+    const expected = {
+      ok: true,
+      text: text.replace("l10\n", "A\nB\n"),
+      reply: `${HEAD}\n${numbered}`,
+      changed,
+    };
+    expect(out).toEqual(expected);
     expect(strReplace("/memories/f", "a\nb\n", "a", "c")).toMatchObject({
       reply: `${HEAD}\n     1\tc\n     2\tb`,
     });

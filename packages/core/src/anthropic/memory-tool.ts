@@ -5,7 +5,13 @@ import type {
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
-import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "../index.js";
+import {
+  type ExecuteOptions,
+  executeCommand,
+  type MemoryStore,
+  resolveGuard,
+  type ToolResult,
+} from "../index.js";
 import { msg } from "../messages.js";
 import { checkQuotaOptions } from "../quota.js";
 
@@ -68,6 +74,7 @@ const runCommand = async (
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
   checkQuotaOptions(options);
+  resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
   let previous: Promise<unknown> = Promise.resolve();
   return {
     ...options.definition,

@@ -1,0 +1,30 @@
+/** The change feed of `HistoryStore`. */
+
+/** One change that reached the store. Sizes are byte counts; `content` only with `includeContent`. */
+export interface HistoryEvent {
+  /** `create` and `edit` are writes without and with an earlier file; `restore` is `HistoryStore.restore`. */
+  readonly command: "create" | "edit" | "delete" | "rename" | "restore";
+  /** The file's path (for `rename`, its old path). Directory deletes and renames give one event per file. */
+  readonly path: string;
+  /** `rename` only: the file's new path. */
+  readonly newPath?: string;
+  /** The tenant of a store made by `scope(tenant)`. */
+  readonly tenant?: string;
+  /** Size before the change; `null` when no file was there. */
+  readonly sizeBefore: number | null;
+  /** Size after the change; `null` when the file is gone. */
+  readonly sizeAfter: number | null;
+  /** The id under which the content before the change was kept (absent for `create`). */
+  readonly versionId?: string;
+  /** `restore` only: the version that was restored. */
+  readonly restoredFrom?: string;
+  /** The file's content after the change, when the store was made with `includeContent: true`. */
+  readonly content?: Uint8Array;
+}
+
+/** A kept version: its id, when it was kept (ms since the epoch) and its size in bytes. */
+export interface VersionInfo {
+  readonly id: string;
+  readonly time: number;
+  readonly size: number;
+}

@@ -1,0 +1,383 @@
+/** `HistoryStore`: a store around any store that keeps the earlier versions of every file. */
+import {
+  AlreadyExistsError,
+  ConflictError,
+  emitChange,
+  type FileData,
+  isSameOrInside,
+  isStoreError,
+  type Listing,
+  type MemoryStore,
+  NotFoundError,
+  ROOT,
+  rebase,
+  type Stat,
+  type StoreCapabilities,
+  type SweepResult,
+  type Usage,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import type { HistoryEvent, VersionInfo } from "./events.js";
+import { HISTORY_NAME, historyDir, newVersionId, PATH_FILE, timeOfVersionId } from "./layout.js";
+
+export interface HistoryOptions {
+  /** Versions kept per file, newest first; older ones are removed. Default 50. */
+  maxVersions?: number;
+  /** Versions older than this many seconds are removed. Default 30 days; `Infinity` keeps them. */
+  maxAgeSeconds?: number;
+  /**
+   * A second store for the versions. Default: the wrapped store itself, under the reserved hidden
+   * directory `/memories/.mem-history` (invisible in listings and sizes, refused as a path to the model).
+   */
+  history?: MemoryStore;
+  /** Called after each change (not awaited; what it throws or rejects with is ignored). */
+  onChange?: (event: HistoryEvent) => void | Promise<void>;
+  /** Put the new content in each event's `content`. Default false. */
+  includeContent?: boolean;
+  /** Milliseconds since the epoch; inject a fake clock in tests. Default `Date.now`. */
+  clock?: () => number;
+}
+
+const DAY = 24 * 60 * 60;
+const DEEP = 1024; // deeper than any valid path, to list every file beneath a directory
+const RESTORE_ATTEMPTS = 20;
+const REMEMBERED_READS = 32;
+/** Old versions of a path are removed after every this many versions kept by one instance. */
+const PRUNE_EVERY = 8;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const positive = (value: unknown, name: string, fallback: number, integer: boolean): number => {
+  if (value === undefined) return fallback;
+  const ok =
+    typeof value === "number" && value > 0 && (integer ? Number.isInteger(value) : !Number.isNaN(value));
+  if (!ok) throw new TypeError(`${name} must be a positive ${integer ? "integer" : "number"}`);
+  return value;
+};
+
+/**
+ * Keeps the earlier versions of every file of `inner`: before a file is overwritten, deleted or moved
+ * away, its content is kept as a version, bounded per file by count and age. `restore` brings any version
+ * back and is itself undoable. Commands, listings and sizes are those of `inner`.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand, InMemoryStore } from "@mem/core";
+ * import { HistoryStore } from "@mem/history";
+ *
+ * const store = new HistoryStore(new InMemoryStore(), { maxVersions: 20 });
+ * await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "v1\n" });
+ * await executeCommand(store, { command: "str_replace", path: "/memories/a.md", old_str: "v1", new_str: "v2" });
+ * const [previous] = await store.versions("/memories/a.md"); // the "v1\n" version
+ * await store.restore("/memories/a.md", previous!.id);         // the file holds "v1\n" again
+ * ```
+ */
+export class HistoryStore implements MemoryStore {
+  readonly inner: MemoryStore;
+  readonly #history: MemoryStore;
+  readonly #base: string;
+  readonly #own: boolean;
+  readonly #maxVersions: number;
+  readonly #maxAgeMs: number;
+  readonly #options: HistoryOptions;
+  readonly #tenant: string | undefined;
+  readonly #clock: () => number;
+  readonly #reads = new Map<string, FileData>();
+  readonly #named = new Set<string>();
+  readonly #keeps = new Map<string, number>();
+
+  /** Present when the wrapped store has it: a `HistoryStore` over `inner.scope(tenant)`. */
+  readonly scope?: (tenant: string) => HistoryStore;
+  /** Present when the wrapped store has it: the files and bytes the model sees (history left out). */
+  readonly usage?: () => Promise<Usage>;
+  /** Present when the wrapped store has it: expired files removed (history's own left out of the report). */
+  readonly sweep?: () => Promise<SweepResult>;
+  readonly check?: () => Promise<void>;
+
+  constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
+    this.inner = inner;
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    this.#maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
+    this.#maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
+    for (const name of ["onChange", "clock"] as const) {
+      if (options[name] !== undefined && typeof options[name] !== "function") {
+        throw new TypeError(`${name} must be a function`);
+      }
+    }
+    if (options.history !== undefined && (typeof options.history !== "object" || options.history === null)) {
+      throw new TypeError("history must be a MemoryStore");
+    }
+    if (options.history === inner) throw new TypeError("history must be another store than the one wrapped");
+    this.#options = options;
+    this.#own = options.history === undefined;
+    this.#history = options.history ?? inner;
+    this.#base = this.#own ? `${ROOT}/${HISTORY_NAME}` : ROOT;
+    this.#tenant = tenant;
+    this.#clock = options.clock ?? Date.now;
+
+    if (inner.scope) {
+      const scopeInner = inner.scope.bind(inner);
+      this.scope = (t: string) => {
+        const side = options.history;
+        if (side && !side.scope) throw new TypeError("history must have scope() to scope a HistoryStore");
+        const scoped: HistoryOptions = side ? { ...options, history: side.scope!(t) } : options;
+        return new HistoryStore(scopeInner(t), scoped, t);
+      };
+    }
+    if (inner.usage) {
+      const usage = inner.usage.bind(inner);
+      this.usage = async () => {
+        const total = await usage();
+        if (!this.#own) return total;
+        const kept = await this.#history.list(this.#base, 2);
+        const files = kept?.entries.filter((e) => e.kind === "file").length ?? 0;
+        return { files: total.files - files, bytes: total.bytes - (kept?.size ?? 0) };
+      };
+    }
+    if (inner.sweep) {
+      const sweep = inner.sweep.bind(inner);
+      this.sweep = async () => {
+        const swept = await sweep();
+        if (!this.#own) return swept;
+        return { ...swept, paths: swept.paths.filter((p) => !isSameOrInside(p, this.#base)) };
+      };
+    }
+    if (inner.check) this.check = inner.check.bind(inner);
+  }
+
+  get capabilities(): StoreCapabilities {
+    return this.inner.capabilities;
+  }
+  stat(path: string): Promise<Stat | null> {
+    return this.inner.stat(path);
+  }
+  list(dir: string, depth: number): Promise<Listing | null> {
+    return this.inner.list(dir, depth);
+  }
+
+  isReservedName(name: string): boolean {
+    return (this.#own && name === HISTORY_NAME) || (this.inner.isReservedName?.(name) ?? false);
+  }
+
+  async read(path: string): Promise<FileData | null> {
+    const file = await this.inner.read(path);
+    if (file) {
+      // An edit reads, then writes on the version it read: keep the bytes so the write need not read again.
+      this.#reads.delete(path);
+      this.#reads.set(path, file);
+      if (this.#reads.size > REMEMBERED_READS) this.#reads.delete(this.#reads.keys().next().value!);
+    }
+    return file;
+  }
+
+  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    if ("ifAbsent" in condition) {
+      const written = await this.inner.write(path, data, condition);
+      this.#emit({ command: "create", path, sizeBefore: null, sizeAfter: data.byteLength }, data);
+      return written;
+    }
+    const previous = await this.#current(path, condition.ifVersion);
+    if (!previous) return this.inner.write(path, data, condition); // it fails: the version is not current
+    // The version is written alongside the edit, not before it: a conditional write that waited for it
+    // would hold its version twice as long, and concurrent editors would collide (and back off) far more.
+    const keeping = this.#keep(path, previous).then(
+      (id) => id,
+      () => undefined,
+    );
+    let written: { version: Version };
+    try {
+      written = await this.inner.write(path, data, condition);
+    } finally {
+      await keeping;
+    }
+    const versionId = await keeping;
+    this.#reads.delete(path);
+    const sizeBefore = previous.byteLength;
+    const event = { command: "edit" as const, path, sizeBefore, sizeAfter: data.byteLength };
+    this.#emit(versionId ? { ...event, versionId } : event, data);
+    return written;
+  }
+
+  async delete(path: string): Promise<boolean> {
+    // Deleting /memories itself wipes the store, history included.
+    if (path === ROOT && this.#own) return this.inner.delete(path);
+    const kept = await this.#keepAll(path);
+    const deleted = await this.inner.delete(path);
+    if (deleted) {
+      for (const { path: p, size, versionId } of kept) {
+        this.#emit({ command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId });
+      }
+    }
+    return deleted;
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    // Failures are the wrapped store's to report; keep nothing for a rename that cannot happen.
+    if (!(await this.inner.stat(from)) || (await this.inner.stat(to))) return this.inner.rename(from, to);
+    const kept = await this.#keepAll(from);
+    await this.inner.rename(from, to);
+    for (const { path, size, versionId } of kept) {
+      const newPath = rebase(path, from, to);
+      this.#emit({ command: "rename", path, newPath, sizeBefore: size, sizeAfter: size, versionId });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.inner.close?.();
+    if (!this.#own) await this.#history.close?.();
+  }
+
+  /** The kept versions of `path`, newest first (the current content is not one of them). */
+  async versions(path: string): Promise<VersionInfo[]> {
+    const listing = await this.#history.list(historyDir(this.#base, path), 1);
+    if (!listing) return [];
+    const oldest = this.#clock() - this.#maxAgeMs;
+    const out: VersionInfo[] = [];
+    for (const entry of listing.entries) {
+      const id = entry.path.slice(entry.path.lastIndexOf("/") + 1);
+      const time = entry.kind === "file" ? timeOfVersionId(id) : null;
+      if (time !== null && time >= oldest) out.push({ id, time, size: entry.size });
+    }
+    out.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return out.slice(0, this.#maxVersions);
+  }
+
+  /** The bytes of one version; `null` when there is no such version. */
+  async readVersion(path: string, id: string): Promise<Uint8Array | null> {
+    if (timeOfVersionId(id) === null) return null;
+    const file = await this.#history.read(`${historyDir(this.#base, path)}/${id}`);
+    return file?.data ?? null;
+  }
+
+  /**
+   * Makes version `id` the content of `path` again, whether the file was edited, deleted or moved away
+   * since. The content it replaces is kept as a version first, so a restore can be undone. Throws
+   * `NotFoundError` when there is no such version; resolves with the id under which the replaced content
+   * was kept (`undefined` when no file was there).
+   */
+  async restore(path: string, id: string): Promise<{ replacedVersionId: string | undefined }> {
+    const data = await this.readVersion(path, id);
+    if (!data) throw new NotFoundError(path);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.inner.read(path);
+      try {
+        let replacedVersionId: string | undefined;
+        if (current) {
+          replacedVersionId = await this.#keep(path, current.data);
+          await this.inner.write(path, data, { ifVersion: current.version });
+        } else {
+          await this.inner.write(path, data, { ifAbsent: true });
+        }
+        this.#reads.delete(path);
+        const sizeBefore = current ? current.data.byteLength : null;
+        const event = { command: "restore" as const, path, sizeBefore, sizeAfter: data.byteLength };
+        this.#emit(
+          replacedVersionId
+            ? { ...event, versionId: replacedVersionId, restoredFrom: id }
+            : { ...event, restoredFrom: id },
+          data,
+        );
+        return { replacedVersionId };
+      } catch (error) {
+        const raced = error instanceof ConflictError || error instanceof AlreadyExistsError;
+        if (!raced || attempt + 1 >= RESTORE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Every path below `dir` (default `/memories`) that has kept versions, sorted: files deleted or moved away included. */
+  async paths(dir: string = ROOT): Promise<string[]> {
+    const listing = await this.#history.list(this.#base, 1);
+    const out: string[] = [];
+    for (const entry of listing?.entries ?? []) {
+      if (entry.kind !== "directory") continue;
+      const file = await this.#history.read(`${entry.path}/${PATH_FILE}`);
+      const path = file ? decoder.decode(file.data) : null;
+      if (path && isSameOrInside(path, dir) && path !== this.#base) out.push(path);
+    }
+    return out.sort();
+  }
+
+  /** Removes the versions over the count and age limits, for every path. */
+  async prune(): Promise<void> {
+    for (const path of await this.paths()) await this.#prune(path);
+  }
+
+  /** The current bytes of `path` if its version is still `version`. */
+  async #current(path: string, version: Version): Promise<Uint8Array | null> {
+    const remembered = this.#reads.get(path);
+    if (remembered?.version === version) return remembered.data;
+    const file = await this.inner.read(path);
+    return file?.version === version ? file.data : null;
+  }
+
+  /** Keeps `data` as a new version of `path`, then prunes; resolves with the new version's id. */
+  async #keep(path: string, data: Uint8Array): Promise<string> {
+    const dir = historyDir(this.#base, path);
+    if (!this.#named.has(dir)) {
+      try {
+        await this.#history.write(`${dir}/${PATH_FILE}`, encoder.encode(path), { ifAbsent: true });
+      } catch (error) {
+        if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+      }
+      this.#named.add(dir);
+    }
+    const id = newVersionId(this.#clock());
+    await this.#history.write(`${dir}/${id}`, data, { ifAbsent: true });
+    // Removal is lazy, to keep edits cheap: `versions` never shows more than the limits allow anyway.
+    const kept = (this.#keeps.get(dir) ?? 0) + 1;
+    this.#keeps.set(dir, kept % PRUNE_EVERY);
+    if (kept === PRUNE_EVERY) await this.#prune(path);
+    return id;
+  }
+
+  /** Keeps every listed file at or beneath `path`, before it is deleted or moved away. */
+  async #keepAll(path: string): Promise<{ path: string; size: number; versionId: string }[]> {
+    const stat = path === ROOT ? ({ kind: "directory" } as const) : await this.inner.stat(path);
+    if (!stat) return [];
+    const files =
+      stat.kind === "file"
+        ? [path]
+        : ((await this.inner.list(path, DEEP))?.entries ?? [])
+            .filter((e) => e.kind === "file")
+            .map((e) => e.path);
+    const kept: { path: string; size: number; versionId: string }[] = [];
+    for (const file of files) {
+      const current = await this.inner.read(file);
+      if (!current) continue;
+      kept.push({
+        path: file,
+        size: current.data.byteLength,
+        versionId: await this.#keep(file, current.data),
+      });
+    }
+    this.#reads.clear();
+    return kept;
+  }
+
+  async #prune(path: string): Promise<void> {
+    const dir = historyDir(this.#base, path);
+    const listing = await this.#history.list(dir, 1);
+    const oldest = this.#clock() - this.#maxAgeMs;
+    const ids = (listing?.entries ?? [])
+      .map((e) => e.path.slice(e.path.lastIndexOf("/") + 1))
+      .filter((id) => timeOfVersionId(id) !== null)
+      .sort()
+      .reverse();
+    for (const [i, id] of ids.entries()) {
+      if (i >= this.#maxVersions || timeOfVersionId(id)! < oldest) await this.#history.delete(`${dir}/${id}`);
+    }
+  }
+
+  #emit(event: Omit<HistoryEvent, "tenant" | "content">, content?: Uint8Array): void {
+    const hook = this.#options.onChange;
+    if (!hook) return;
+    const full: HistoryEvent = {
+      ...event,
+      ...(this.#tenant !== undefined ? { tenant: this.#tenant } : {}),
+      ...(this.#options.includeContent && content ? { content: content.slice() } : {}),
+    };
+    emitChange(hook, full);
+  }
+}
