@@ -17,4 +17,4 @@ export {
   type StoreSnapshot,
   snapshotStore,
 } from "./store-tree.js";
-export { playTranscript } from "./transcript.js";
+export { playTranscript, type TranscriptExecutor } from "./transcript.js";
