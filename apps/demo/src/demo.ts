@@ -1,9 +1,9 @@
 /** The demo itself: open the store, run the two sessions, show every step and the memory after each. */
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { describeStore, openStore, parseStoreUrl, type StoreSpec } from "@mem/cli";
 import { type MemoryStore, ROOT } from "@mem/core";
-import { fsRoot, openStore } from "./open-store.js";
 import {
   clip,
   createStyle,
@@ -18,7 +18,6 @@ import {
 import { SESSIONS, scriptedClaude } from "./scenario.js";
 import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "./scripted-api.js";
 import { runSession, type SessionTranscript } from "./session.js";
-import { describeStore, parseStoreUrl, type StoreSpec } from "./store-url.js";
 
 export interface DemoOptions {
   store: string;
@@ -143,19 +142,14 @@ const sessionPrinter = (output: Output, style: Style) => ({
 });
 
 /** The spec with its fs directory made absolute, for display. */
-const resolved = (spec: StoreSpec, cwd: string): StoreSpec => {
-  if (spec.kind === "fs") return { ...spec, root: fsRoot(spec.root, cwd) };
-  if (spec.kind === "encrypted" && spec.inner.kind === "fs") {
-    return { ...spec, inner: { ...spec.inner, root: fsRoot(spec.inner.root, cwd) } };
-  }
-  return spec;
-};
+const resolved = (spec: StoreSpec, cwd: string): StoreSpec =>
+  spec.backend.kind === "fs"
+    ? { ...spec, backend: { ...spec.backend, root: resolve(cwd, spec.backend.root) } }
+    : spec;
 
 /** The local directory of an fs store (also under encryption), if that is what the spec names. */
-const localDirectory = (spec: StoreSpec, cwd: string): string | undefined => {
-  const plain = spec.kind === "encrypted" ? spec.inner : spec;
-  return plain.kind === "fs" ? fsRoot(plain.root, cwd) : undefined;
-};
+const localDirectory = (spec: StoreSpec, cwd: string): string | undefined =>
+  spec.backend.kind === "fs" ? resolve(cwd, spec.backend.root) : undefined;
 
 /**
  * Creates the directory if needed and tells whether it is the demo's own: new, empty or marked. The demo

@@ -1,6 +1,5 @@
 export { type CliOptions, DEFAULT_MODEL, DEFAULT_STORE, parseCli, USAGE, UsageError } from "./cli.js";
 export { DemoError, type DemoOptions, type DemoResult, memoryFiles, runDemo } from "./demo.js";
-export { decodeKey, KEY_VARIABLE, openStore, StoreSetupError } from "./open-store.js";
 export { INITIAL_NOTES, NOTES_PATH, SESSIONS, scriptedClaude } from "./scenario.js";
 export {
   type Conversation,
@@ -11,10 +10,3 @@ export {
   startScriptedApi,
 } from "./scripted-api.js";
 export { runSession, type SessionTranscript, type ToolCall } from "./session.js";
-export {
-  describeStore,
-  type PlainStoreSpec,
-  parseStoreUrl,
-  type StoreSpec,
-  StoreUrlError,
-} from "./store-url.js";

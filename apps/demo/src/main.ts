@@ -1,10 +1,9 @@
 /** `pnpm demo`: the memory tool demo in a terminal. */
 import Anthropic from "@anthropic-ai/sdk";
+import { StoreSetupError, StoreUrlError } from "@mem/cli";
 import { MemoryStoreError } from "@mem/core";
 import { parseCli, USAGE, UsageError } from "./cli.js";
 import { DemoError, runDemo } from "./demo.js";
-import { StoreSetupError } from "./open-store.js";
-import { StoreUrlError } from "./store-url.js";
 
 const main = async (): Promise<number> => {
   let cli: ReturnType<typeof parseCli>;

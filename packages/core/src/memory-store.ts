@@ -6,6 +6,7 @@ import type {
   MemoryStore,
   Stat,
   StoreCapabilities,
+  StoredFile,
   Version,
   WriteCondition,
 } from "./store.js";
@@ -50,6 +51,10 @@ export class InMemoryStore implements MemoryStore {
     if (dir !== ROOT && !this.#dirs.has(dir)) return null;
     const files = [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
     return listingFromFiles(dir, files, depth);
+  }
+
+  async files(): Promise<StoredFile[]> {
+    return [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {

@@ -46,6 +46,12 @@ export interface Usage {
   bytes: number;
 }
 
+/** One file of `files()`: its canonical path and byte size. */
+export interface StoredFile {
+  path: string;
+  size: number;
+}
+
 /** What `sweep()` reclaimed: the expired files it removed, by canonical path, and their total size. */
 export interface SweepResult {
   paths: string[];
@@ -138,6 +144,13 @@ export interface MemoryStore {
 
   /** Removes expired files (see `ExpiryOptions`) and reports what it removed. */
   sweep?(): Promise<SweepResult>;
+
+  /**
+   * Every file the store holds, in any order: hidden and `node_modules` files included (unlike `list`),
+   * the store's own bookkeeping (its reserved names) left out. For tools that back up or copy a whole
+   * store; sizes are what `read` would return.
+   */
+  files?(): Promise<StoredFile[]>;
 
   /** Fails fast when the store cannot work (missing bucket, unreachable server, wrong key). */
   check?(): Promise<void>;

@@ -13,12 +13,22 @@ import {
   rebase,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   StoreFailureError,
   segmentsOf,
   type Version,
   type WriteCondition,
 } from "@mem/core";
-import { type Cipher, IntegrityError, integrityError, keyIdOf, open, plaintextSize, seal } from "./format.js";
+import {
+  type Cipher,
+  IntegrityError,
+  integrityError,
+  keyIdOf,
+  OVERHEAD,
+  open,
+  plaintextSize,
+  seal,
+} from "./format.js";
 import { checkKdfParams, DEFAULT_KDF, derivePassphraseKeys, type KdfParams } from "./kdf.js";
 import { type KeyMaterial, type Keyring, type KeySource, keySources } from "./keys.js";
 import { formerPaths, type Move, newMove, parseMove } from "./moves.js";
@@ -167,6 +177,20 @@ export class EncryptedStore implements MemoryStore {
       .filter((entry) => entry.depth <= depth)
       .map((entry) => ({ ...entry, size: sizes.get(entry.path) ?? 0 }));
     return { size: total, entries };
+  }
+
+  /**
+   * Every file written through this wrapper, hidden ones included (from the unlisted-file index), with
+   * plaintext sizes; the wrapper's bookkeeping is left out.
+   */
+  async files(): Promise<StoredFile[]> {
+    const cipher = await this.#ready();
+    const files: StoredFile[] = [];
+    for (const path of await this.#filesBeneath(cipher, ROOT)) {
+      const stat = await this.#inner.stat(path);
+      if (stat?.kind === "file") files.push({ path, size: Math.max(0, stat.size - OVERHEAD) });
+    }
+    return files;
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {

@@ -29,6 +29,7 @@ import {
   ROOT,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   StoreFailureError,
   segmentsOf,
   type Version,
@@ -41,7 +42,7 @@ import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release, serialize } from "./lock.js";
 import { isReservedName, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
-import { collectFiles } from "./walk.js";
+import { collectAllFiles, collectFiles } from "./walk.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
@@ -206,6 +207,10 @@ export class FsStore implements MemoryStore {
         await releaseDescent(descent);
       }
     });
+  }
+
+  async files(): Promise<StoredFile[]> {
+    return this.withRoot((root) => collectAllFiles(root, ROOT));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {

@@ -3,6 +3,7 @@ import { isListedName } from "@mem/core";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, failure, RefusedEntryError } from "./failure.js";
 import { Budget, forEachWithBudget } from "./limit.js";
+import { isReservedName } from "./names.js";
 
 /** Extra directory descriptors one walk may hold open at once. */
 const OPEN_DIRS = 32;
@@ -85,6 +86,42 @@ const holdsFile = async (dir: Dir, name: string): Promise<boolean> => {
  * (SPEC §3). Unlisted subtrees are only searched for a first file, never walked in full. Symbolic
  * links and special files are skipped, never followed.
  */
+/**
+ * Every regular file beneath `dir`, hidden and `node_modules` ones included, the store's reserved names
+ * (temporary and lock files) left out with everything beneath them. Links and special files are skipped,
+ * never followed.
+ */
+export const collectAllFiles = async (
+  dir: Dir,
+  dirPath: string,
+): Promise<{ path: string; size: number }[]> => {
+  const files: { path: string; size: number }[] = [];
+  const budget = new Budget(OPEN_DIRS);
+  const pace = new Pace();
+  const visit = async (current: Dir, currentPath: string): Promise<void> => {
+    const subdirs: string[] = [];
+    const entries = await readEntries(current);
+    await pace.step(1 + Math.floor(entries.length / 64));
+    for (const entry of entries) {
+      if (isReservedName(entry.name) || entry.isSymbolicLink() || isSpecial(entry)) continue;
+      if (entry.isDirectory()) {
+        subdirs.push(entry.name);
+        continue;
+      }
+      const stats = current.lstatNow(entry.name);
+      await pace.step();
+      const kind = stats ? kindOfStats(stats) : "missing";
+      if (kind === "file") files.push({ path: `${currentPath}/${entry.name}`, size: stats?.size ?? 0 });
+      else if (kind === "directory") subdirs.push(entry.name);
+    }
+    await forEachWithBudget(subdirs, budget, (name) =>
+      withChild(current, name, (child) => visit(child, `${currentPath}/${name}`)),
+    );
+  };
+  await visit(dir, dirPath);
+  return files;
+};
+
 export const collectFiles = async (dir: Dir, dirPath: string): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
   const budget = new Budget(OPEN_DIRS);

@@ -7,8 +7,10 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  ROOT,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   StoreFailureError,
   type Version,
   type WriteCondition,
@@ -178,6 +180,26 @@ export class RedisStore implements MemoryStore {
       });
     }
     return { size: Number(reply[0]), entries };
+  }
+
+  /** Walks the directory index breadth first: one HGETALL per directory, then the sizes in one pipeline. */
+  async files(): Promise<StoredFile[]> {
+    await this.connected();
+    const paths: string[] = [];
+    for (let dirs = [ROOT]; dirs.length > 0; ) {
+      const indexes = await Promise.all(dirs.map((dir) => this.client.hgetall(`${this.keyBase}d:${dir}`)));
+      const next: string[] = [];
+      indexes.forEach((index, i) => {
+        for (const [name, kind] of Object.entries(index)) {
+          (kind === "d" ? next : paths).push(`${dirs[i]}/${name}`);
+        }
+      });
+      dirs = next;
+    }
+    const sizes = await Promise.all(
+      paths.map((path) => this.client.hstrlen(`${this.keyBase}f:${path}`, "d")),
+    );
+    return paths.map((path, i) => ({ path, size: sizes[i] ?? 0 }));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {

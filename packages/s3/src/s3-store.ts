@@ -14,6 +14,7 @@ import {
   ROOT,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   type Version,
   type WriteCondition,
 } from "@mem/core";
@@ -124,6 +125,10 @@ export class S3Store implements MemoryStore {
     const files = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(dir)));
     if (dir !== ROOT && files.length === 0) return null;
     return listingFromFiles(dir, files, depth);
+  }
+
+  async files(): Promise<StoredFile[]> {
+    return this.filesOf(await this.bucket.listAll(this.keys.prefix));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {

@@ -1,0 +1,21 @@
+/** Pieces every command module uses. */
+import { type MemoryStore, validatePath } from "@mem/core";
+import type { Command } from "commander";
+import { CommandError, type Context } from "../context.js";
+
+/** A command module registers one command on the program. */
+export type CommandModule = (program: Command, ctx: Context) => void;
+
+/** The `--help` footer: examples, one per line. */
+export const examples = (...lines: string[]): string =>
+  `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
+
+export const JSON_OPTION = ["--json", "print the result as JSON, for scripts"] as const;
+export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
+
+/** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */
+export const memoryPath = (raw: string, store: MemoryStore): string => {
+  const check = validatePath(raw, { isReservedName: store.isReservedName?.bind(store) });
+  if (!check.ok) throw new CommandError(check.error.replace(/^Error: /, ""), 2);
+  return check.path;
+};

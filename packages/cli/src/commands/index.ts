@@ -1,0 +1,30 @@
+/**
+ * Every command of `mem`, in the order `--help` lists them. A new command is one module in this
+ * directory and one entry here. (`history` and `restore` come with @mem/history, `mcp` with the MCP server.)
+ */
+import { cat } from "./cat.js";
+import type { CommandModule } from "./common.js";
+import { copy } from "./copy.js";
+import { du } from "./du.js";
+import { exportCommand } from "./export.js";
+import { importCommand } from "./import.js";
+import { rotate } from "./rotate.js";
+import { run } from "./run.js";
+import { sweep } from "./sweep.js";
+import { tree } from "./tree.js";
+import { verify } from "./verify.js";
+import { view } from "./view.js";
+
+export const COMMANDS: readonly CommandModule[] = [
+  tree,
+  view,
+  cat,
+  run,
+  exportCommand,
+  importCommand,
+  copy,
+  verify,
+  du,
+  sweep,
+  rotate,
+];

@@ -1,0 +1,67 @@
+/** What every command gets: the streams, the environment, styles, progress bars and store opening. */
+import type { MemoryStore } from "@mem/core";
+import { openStore } from "./store-url/open.js";
+import { createStyle, type Style, useColor } from "./style.js";
+
+export interface Stream {
+  write(chunk: string | Uint8Array): unknown;
+  isTTY?: boolean;
+}
+
+export interface Io {
+  stdout: Stream;
+  stderr: Stream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** A failure the command reports in one line, with its exit code (1: failed, 2: usage). */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = "CommandError";
+  }
+}
+
+export interface Context {
+  readonly io: Io;
+  /** Styles for stdout; plain when it is not a terminal or NO_COLOR is set. */
+  readonly out: Style;
+  /** Styles for stderr, by the same rule. */
+  readonly err: Style;
+  /** The exit code once the command is done; commands raise it for failures they report themselves. */
+  exitCode: number;
+  print(text: string): void;
+  printJson(value: unknown): void;
+  /** A line on stderr: progress notes and warnings, never data. */
+  note(text: string): void;
+  /** Opens `url`, runs `task` and closes the store, whatever happens. */
+  withStore<T>(url: string, task: (store: MemoryStore) => Promise<T>): Promise<T>;
+}
+
+export const createContext = (io: Io): Context => ({
+  io,
+  out: createStyle(useColor(io.stdout, io.env)),
+  err: createStyle(useColor(io.stderr, io.env)),
+  exitCode: 0,
+  print(text) {
+    io.stdout.write(`${text}\n`);
+  },
+  printJson(value) {
+    io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  },
+  note(text) {
+    io.stderr.write(`${text}\n`);
+  },
+  async withStore(url, task) {
+    const store = await openStore(url, { env: io.env, cwd: io.cwd });
+    try {
+      return await task(store);
+    } finally {
+      await store.close?.();
+    }
+  },
+});

@@ -1,0 +1,11 @@
+export type { Backend, OpenContext } from "./store-url/backend.js";
+export { DEFAULT_PREFIX } from "./store-url/backend.js";
+export { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
+export type { FsSpec } from "./store-url/fs.js";
+export { decodeKey, KEY_VARIABLE, keyOptions } from "./store-url/key.js";
+export { maskUrl } from "./store-url/mask.js";
+export { type OpenStoreOptions, openStore } from "./store-url/open.js";
+export { describeStore, parseStoreUrl, STORE_URL_FORMS, type StoreSpec } from "./store-url/parse.js";
+export type { RedisSpec } from "./store-url/redis.js";
+export type { S3Spec } from "./store-url/s3.js";
+export type { PlainStoreSpec } from "./store-url/schemes.js";

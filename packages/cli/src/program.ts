@@ -1,0 +1,33 @@
+/** The `mem` program: commander set up with every command of `commands/index.ts`. */
+import { Command } from "commander";
+import { COMMANDS } from "./commands/index.js";
+import type { Context } from "./context.js";
+import { STORE_URL_FORMS } from "./store-url/parse.js";
+
+export const createProgram = (ctx: Context): Command => {
+  const program = new Command("mem")
+    .description("Look inside any memory store, back it up, move it, rotate its keys, clean it.")
+    .showHelpAfterError("(mem --help lists the commands, mem <command> --help shows examples)")
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout.write(text),
+      writeErr: (text) => ctx.io.stderr.write(text),
+      outputError: (text, write) => write(ctx.err.red(text)),
+    })
+    .exitOverride()
+    .addHelpText(
+      "after",
+      `
+Store URLs:
+  ${STORE_URL_FORMS.join("\n  ")}
+  encrypted+ stores read their key from MEMORY_KEY (base64 of 32 bytes, or a keyring id:key,id:key,...).
+  S3 credentials come from the standard AWS variables.
+
+Examples:
+  $ mem tree fs:./memory-demo
+  $ mem copy fs:./memory-demo redis://127.0.0.1:6379/notes
+`,
+    );
+  for (const register of COMMANDS) register(program, ctx);
+  for (const command of program.commands) command.exitOverride().configureOutput(program.configureOutput());
+  return program;
+};

@@ -1,0 +1,25 @@
+/** What one kind of store URL contributes: how to read it, describe it and open it. */
+import type { MemoryStore } from "@mem/core";
+
+export interface OpenContext {
+  env: Readonly<Record<string, string | undefined>>;
+  /** The directory relative fs paths are resolved against. */
+  cwd: string;
+}
+
+export interface Backend<S extends { kind: string }> {
+  /** The `kind` of the specs this backend parses. */
+  readonly kind: S["kind"];
+  /** URL schemes, lower case, without the colon. */
+  readonly schemes: readonly string[];
+  /** The accepted form, for usage messages. */
+  readonly form: string;
+  /** Reads a URL whose scheme is one of `schemes`. Pure: no environment, no I/O. Throws `StoreUrlError`. */
+  parse(url: string): S;
+  /** A one-line description without credentials. */
+  describe(spec: S): string;
+  open(spec: S, context: OpenContext): Promise<MemoryStore>;
+}
+
+/** The prefix used when a Redis or S3 URL names none, so a store never works on a whole keyspace. */
+export const DEFAULT_PREFIX = "mem-demo/";

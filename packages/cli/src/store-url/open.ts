@@ -1,0 +1,78 @@
+/** Opens the store a URL names. */
+import type { MemoryStore } from "@mem/core";
+import type { OpenContext } from "./backend.js";
+import { StoreSetupError } from "./errors.js";
+import { KEY_VARIABLE, keyOptions } from "./key.js";
+import { backendOf, describeStore, parseStoreUrl, type StoreSpec } from "./parse.js";
+import { load } from "./parts.js";
+
+export interface OpenStoreOptions {
+  /** Where `MEMORY_KEY` and AWS settings are read from. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The directory relative `fs:` paths are resolved against. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+/**
+ * Opens the store a URL names (see `parseStoreUrl` for the forms). `encrypted+` wraps the store in
+ * `EncryptedStore` with the key from `MEMORY_KEY`; `?tenant=ID` returns `store.scope(ID)`, whose `close()`
+ * also closes the store it came from. Throws `StoreUrlError` for a bad URL and `StoreSetupError` when
+ * the store cannot be set up (no key, adapter missing, no scopes); neither message holds secrets.
+ * Adapters are imported only when a URL names them.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand } from "@mem/core";
+ * import { openStore } from "@mem/cli";
+ *
+ * const store = await openStore("redis://127.0.0.1:6379/notes?tenant=alice");
+ * await executeCommand(store, { command: "view", path: "/memories" });
+ * await store.close?.();
+ * ```
+ */
+export const openStore = async (
+  url: string | StoreSpec,
+  options: OpenStoreOptions = {},
+): Promise<MemoryStore> => {
+  const spec = typeof url === "string" ? parseStoreUrl(url) : url;
+  const context: OpenContext = { env: options.env ?? process.env, cwd: options.cwd ?? process.cwd() };
+  // The key is checked before any connection is made.
+  const keys = spec.encrypted ? keyOptions(context.env[KEY_VARIABLE]) : undefined;
+  let store = await backendOf(spec.backend).open(spec.backend, context);
+  if (keys) {
+    const { EncryptedStore } = await load("@mem/encrypted", () => import("@mem/encrypted"));
+    store = new EncryptedStore(store, keys);
+  }
+  if (spec.tenant === undefined) return store;
+  return scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
+};
+
+/**
+ * `store.scope(tenant)`, whose `close()` also closes `store`, so callers of `openStore` close one thing.
+ * Closes `store` and throws `StoreSetupError` when it has no scopes; `what` describes it for the message.
+ */
+export const scopeTo = async (store: MemoryStore, tenant: string, what: string): Promise<MemoryStore> => {
+  if (!store.scope) {
+    await store.close?.();
+    throw new StoreSetupError(
+      `Store URL: ?tenant= needs a store with tenant scopes, and this one (${what}) has none.`,
+    );
+  }
+  const scope = store.scope(tenant);
+  return new Proxy(scope, {
+    get(target, property) {
+      if (property === "close") {
+        return async () => {
+          try {
+            await target.close?.();
+          } finally {
+            await store.close?.();
+          }
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      // Bound to the scope itself: stores keep private fields a proxy cannot reach.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+};

@@ -1,0 +1,112 @@
+/**
+ * Store URLs name a memory store:
+ *
+ *   fs:./memory                                   a local directory
+ *   redis://host:6379/prefix (or rediss://)       Redis, keys under the prefix
+ *   s3://bucket/prefix?endpoint=http://...        S3 or an S3-compatible server
+ *   encrypted+<any of the above>                  the same, encrypted at rest (key from MEMORY_KEY)
+ *   <any of the above>?tenant=<id>                one tenant's scope of that store
+ *
+ * Parsing is pure: no environment, no I/O.
+ */
+import { checkTenant } from "@mem/core";
+import type { Backend } from "./backend.js";
+import { StoreUrlError } from "./errors.js";
+import { maskUrl } from "./mask.js";
+import { BACKENDS, type PlainStoreSpec } from "./schemes.js";
+
+export interface StoreSpec {
+  /** The backend and its settings. */
+  backend: PlainStoreSpec;
+  /** `encrypted+`: the backend's files are encrypted with the key from `MEMORY_KEY`. */
+  encrypted: boolean;
+  /** `?tenant=`: the store is this tenant's scope. */
+  tenant: string | undefined;
+}
+
+/** The accepted forms, for help texts and usage messages. */
+export const STORE_URL_FORMS: readonly string[] = [
+  ...BACKENDS.map((b) => b.form),
+  "encrypted+<one of the above>",
+  "<any of them>?tenant=<id>",
+];
+
+const ENCRYPTED = "encrypted+";
+
+const usage = (): string => `Use one of: ${STORE_URL_FORMS.join(", ")}.`;
+
+/**
+ * Parses a store URL. Throws `StoreUrlError` with a message fit for the terminal; messages never repeat
+ * the URL's password.
+ *
+ * @example
+ * ```ts
+ * parseStoreUrl("encrypted+redis://127.0.0.1:6379/notes?tenant=alice");
+ * // { backend: { kind: "redis", url: "redis://127.0.0.1:6379", prefix: "notes" }, encrypted: true, tenant: "alice" }
+ * ```
+ */
+export const parseStoreUrl = (url: string): StoreSpec => {
+  let rest = url;
+  const encrypted = rest.startsWith(ENCRYPTED);
+  if (encrypted) {
+    rest = rest.slice(ENCRYPTED.length);
+    if (rest.startsWith(ENCRYPTED)) throw new StoreUrlError("Store URL: encrypted+ may appear only once.");
+  }
+  const { url: plain, tenant } = takeTenant(rest);
+  return { backend: parsePlain(plain), encrypted, tenant };
+};
+
+/** Takes `tenant=` out of the query, leaving the rest for the backend. */
+const takeTenant = (raw: string): { url: string; tenant: string | undefined } => {
+  const question = raw.indexOf("?");
+  if (question < 0) return { url: raw, tenant: undefined };
+  const afterQuery = raw.slice(question + 1);
+  const hashAt = afterQuery.indexOf("#");
+  const query = new URLSearchParams(hashAt < 0 ? afterQuery : afterQuery.slice(0, hashAt));
+  const hash = hashAt < 0 ? "" : afterQuery.slice(hashAt);
+  const tenants = query.getAll("tenant");
+  if (tenants.length === 0) return { url: raw, tenant: undefined };
+  if (tenants.length > 1) throw new StoreUrlError("Store URL: tenant may be given only once.");
+  const tenant = tenants[0] as string;
+  try {
+    checkTenant(tenant);
+  } catch (error) {
+    throw new StoreUrlError(`Store URL: ${(error as Error).message}.`);
+  }
+  query.delete("tenant");
+  const others = query.toString();
+  return { url: `${raw.slice(0, question)}${others === "" ? "" : `?${others}`}${hash}`, tenant };
+};
+
+const parsePlain = (url: string): PlainStoreSpec => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) throw new StoreUrlError(`Store URL "${maskUrl(url)}" has no scheme. ${usage()}`);
+  const backend = BACKENDS.find((b) => b.schemes.includes(scheme));
+  if (!backend) throw new StoreUrlError(`Unknown store URL scheme "${scheme}:". ${usage()}`);
+  if (backend.kind === "fs" && url.includes("?")) {
+    throw new StoreUrlError(
+      'Store URL: fs: takes no query other than ?tenant= (a directory name with "?" cannot be used).',
+    );
+  }
+  return backend.parse(url);
+};
+
+/** The backend that reads and opens `spec`. */
+export const backendOf = (spec: PlainStoreSpec): Backend<PlainStoreSpec> =>
+  // Each spec's kind names exactly one backend, whose methods take that spec.
+  BACKENDS.find((b) => b.kind === spec.kind) as unknown as Backend<PlainStoreSpec>;
+
+/**
+ * A one-line description of where the memory lives, without credentials.
+ *
+ * @example
+ * ```ts
+ * describeStore(parseStoreUrl("encrypted+fs:./m?tenant=bob")); // "directory ./m, encrypted, tenant bob"
+ * ```
+ */
+export const describeStore = (spec: StoreSpec): string =>
+  [
+    backendOf(spec.backend).describe(spec.backend),
+    ...(spec.encrypted ? ["encrypted"] : []),
+    ...(spec.tenant === undefined ? [] : [`tenant ${spec.tenant}`]),
+  ].join(", ");

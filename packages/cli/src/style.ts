@@ -1,0 +1,31 @@
+/** Terminal colours: on for a terminal, off when piped or when NO_COLOR is set (https://no-color.org). */
+import { styleText } from "node:util";
+
+export interface Style {
+  bold(s: string): string;
+  dim(s: string): string;
+  red(s: string): string;
+  green(s: string): string;
+  yellow(s: string): string;
+  cyan(s: string): string;
+}
+
+export const useColor = (
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): boolean => stream.isTTY === true && (env["NO_COLOR"] ?? "") === "" && env["TERM"] !== "dumb";
+
+export const createStyle = (color: boolean): Style => {
+  const as =
+    (format: Parameters<typeof styleText>[0]) =>
+    (s: string): string =>
+      color ? styleText(format, s) : s;
+  return {
+    bold: as("bold"),
+    dim: as("dim"),
+    red: as("red"),
+    green: as("green"),
+    yellow: as("yellow"),
+    cyan: as("cyan"),
+  };
+};

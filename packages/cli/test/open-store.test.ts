@@ -1,0 +1,88 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore, StoreSetupError } from "../src/index.js";
+import { scopeTo } from "../src/store-url/open.js";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "mem-open-"));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const KEY = Buffer.alloc(32, 9).toString("base64");
+
+describe("openStore", () => {
+  it("opens a relative fs directory against the given cwd", async () => {
+    const cwd = tempDir();
+    const store = await openStore("fs:./notes", { cwd, env: {} });
+    await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
+    await store.close?.();
+    expect(readFileSync(join(cwd, "notes", "a.txt"), "utf8")).toBe("hi\n");
+  });
+
+  it("encrypts with the key from MEMORY_KEY and refuses to start without it", async () => {
+    const cwd = tempDir();
+    await expect(openStore("encrypted+fs:./s", { cwd, env: {} })).rejects.toThrow(/set MEMORY_KEY/);
+    const store = await openStore("encrypted+fs:./s", { cwd, env: { MEMORY_KEY: KEY } });
+    await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "secret\n" });
+    await store.close?.();
+    expect(readFileSync(join(cwd, "s", "a.txt")).includes(Buffer.from("secret"))).toBe(false);
+    const again = await openStore("encrypted+fs:./s", { cwd, env: { MEMORY_KEY: KEY } });
+    expect((await executeCommand(again, { command: "view", path: "/memories/a.txt" })).content).toContain(
+      "secret",
+    );
+    await again.close?.();
+  });
+});
+
+describe("scopeTo", () => {
+  it("explains that a store without scopes cannot take ?tenant=, and closes it", async () => {
+    let closed = 0;
+    const store = new (class extends ForwardingStore {
+      override async close() {
+        closed++;
+      }
+    })(new InMemoryStore());
+    await expect(scopeTo(store, "alice", "directory ./t")).rejects.toThrow(
+      new StoreSetupError(
+        "Store URL: ?tenant= needs a store with tenant scopes, and this one (directory ./t) has none.",
+      ),
+    );
+    expect(closed).toBe(1);
+  });
+
+  it("returns the scope, whose close also closes the store it came from", async () => {
+    const closed: string[] = [];
+    const tenants: string[] = [];
+    class Scoped extends ForwardingStore {
+      readonly #name: string;
+      constructor(name: string) {
+        super(new InMemoryStore());
+        this.#name = name;
+      }
+      scope(tenant: string) {
+        tenants.push(tenant);
+        return new Scoped(`${this.#name}/${tenant}`);
+      }
+      override async close() {
+        closed.push(this.#name);
+      }
+      name() {
+        return this.#name; // reads a private field: fails unless bound to the scope itself
+      }
+    }
+    const scope = (await scopeTo(new Scoped("root"), "alice", "x")) as Scoped;
+    expect(tenants).toEqual(["alice"]);
+    expect(scope.name()).toBe("root/alice");
+    await executeCommand(scope, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
+    await scope.close();
+    expect(closed).toEqual(["root/alice", "root"]);
+  });
+});

@@ -1,0 +1,218 @@
+import { describe, expect, it } from "vitest";
+import {
+  decodeKey,
+  describeStore,
+  keyOptions,
+  maskUrl,
+  parseStoreUrl,
+  StoreSetupError,
+  StoreUrlError,
+} from "../src/index.js";
+
+const fails = (url: string): string => {
+  try {
+    parseStoreUrl(url);
+  } catch (error) {
+    expect(error).toBeInstanceOf(StoreUrlError);
+    return (error as Error).message;
+  }
+  throw new Error(`${url} was accepted`);
+};
+
+/** The backend part of a URL without encryption or tenant. */
+const plain = (url: string) => {
+  const spec = parseStoreUrl(url);
+  expect(spec.encrypted).toBe(false);
+  expect(spec.tenant).toBeUndefined();
+  return spec.backend;
+};
+
+describe("parseStoreUrl", () => {
+  it("reads fs directories, relative or absolute", () => {
+    expect(plain("fs:./memory-demo")).toEqual({ kind: "fs", root: "./memory-demo" });
+    expect(plain("fs:/var/lib/memory")).toEqual({ kind: "fs", root: "/var/lib/memory" });
+    expect(plain("fs://tmp/x")).toEqual({ kind: "fs", root: "tmp/x" });
+  });
+
+  it("reads redis URLs, the path being the key prefix", () => {
+    expect(plain("redis://127.0.0.1:6380/demo:")).toEqual({
+      kind: "redis",
+      url: "redis://127.0.0.1:6380",
+      prefix: "demo:",
+    });
+    expect(plain("rediss://cache.example.com:6380")).toEqual({
+      kind: "redis",
+      url: "rediss://cache.example.com:6380",
+      prefix: "mem-demo/",
+    });
+    expect(plain("redis://user:p%40ss@localhost:6379/team%2Fa")).toEqual({
+      kind: "redis",
+      url: "redis://user:p%40ss@localhost:6379",
+      prefix: "team/a",
+    });
+  });
+
+  it("reads s3 URLs with their endpoint, region and addressing style", () => {
+    expect(plain("s3://notes/demo?endpoint=http://127.0.0.1:9000")).toEqual({
+      kind: "s3",
+      bucket: "notes",
+      prefix: "demo/",
+      endpoint: "http://127.0.0.1:9000",
+      region: undefined,
+      forcePathStyle: true,
+    });
+    expect(plain("s3://my.bucket-1/a/b/?region=eu-west-1")).toEqual({
+      kind: "s3",
+      bucket: "my.bucket-1",
+      prefix: "a/b/",
+      endpoint: undefined,
+      region: "eu-west-1",
+      forcePathStyle: false,
+    });
+    expect(plain("s3://bkt?endpoint=https://r2.example.com&forcePathStyle=false")).toMatchObject({
+      prefix: "mem-demo/",
+      forcePathStyle: false,
+    });
+  });
+
+  it("wraps any store in encryption once", () => {
+    expect(parseStoreUrl("encrypted+fs:./secret")).toEqual({
+      backend: { kind: "fs", root: "./secret" },
+      encrypted: true,
+      tenant: undefined,
+    });
+    expect(parseStoreUrl("encrypted+redis://h:1/p").backend).toEqual({
+      kind: "redis",
+      url: "redis://h:1",
+      prefix: "p",
+    });
+    expect(fails("encrypted+encrypted+fs:x")).toMatch(/only once/);
+  });
+
+  it("takes ?tenant= on every scheme, leaving the other options to the backend", () => {
+    expect(parseStoreUrl("fs:./m?tenant=alice")).toEqual({
+      backend: { kind: "fs", root: "./m" },
+      encrypted: false,
+      tenant: "alice",
+    });
+    expect(parseStoreUrl("encrypted+redis://h:1/p?tenant=bob@example.com")).toEqual({
+      backend: { kind: "redis", url: "redis://h:1", prefix: "p" },
+      encrypted: true,
+      tenant: "bob@example.com",
+    });
+    expect(parseStoreUrl("s3://bkt/p?region=eu-west-1&tenant=t1&endpoint=http://127.0.0.1:9000")).toEqual({
+      backend: {
+        kind: "s3",
+        bucket: "bkt",
+        prefix: "p/",
+        endpoint: "http://127.0.0.1:9000",
+        region: "eu-west-1",
+        forcePathStyle: true,
+      },
+      encrypted: false,
+      tenant: "t1",
+    });
+    expect(fails("fs:./m?tenant=../x")).toMatch(/tenant must be 1 to 128 characters/);
+    expect(fails("fs:./m?tenant=")).toMatch(/tenant must be/);
+    expect(fails("redis://h:1/p?tenant=a&tenant=b")).toMatch(/only once/);
+    expect(fails("fs:./m?mode=700")).toMatch(/fs: takes no query other than \?tenant=/);
+  });
+
+  it("rejects unknown schemes and malformed URLs with a message that shows the accepted forms", () => {
+    expect(fails("ftp://x/y")).toBe(
+      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, encrypted+<one of the above>, <any of them>?tenant=<id>.',
+    );
+    expect(fails("./memory")).toMatch(/has no scheme/);
+    expect(fails("")).toMatch(/has no scheme/);
+    expect(fails("fs:")).toMatch(/needs a directory/);
+    expect(fails("redis://")).toMatch(/redis:\/\//);
+    expect(fails("redis://h:1/p?db=2")).toMatch(/takes no query/);
+    expect(fails("redis://h:99999/p")).toMatch(/malformed/);
+    expect(fails("redis://h:1/%E0%A4%A")).toMatch(/percent-encoding/);
+  });
+
+  it("rejects bad s3 URLs", () => {
+    expect(fails("s3://Bad_Bucket/x")).toMatch(/not a valid bucket name/);
+    expect(fails("s3://ab/x")).toMatch(/not a valid bucket name/);
+    expect(fails("s3://bucket:9000/x")).toMatch(/\?endpoint=/);
+    expect(fails("s3://bucket/x?endpoint=localhost:9000")).toMatch(/http:\/\/ or https:\/\//);
+    expect(fails("s3://bucket/x?acl=public")).toMatch(/unknown s3 option "acl"/);
+    expect(fails("s3://bucket/x?forcePathStyle=yes")).toMatch(/"true" or "false"/);
+    expect(fails("s3://AKIA:secret@bucket/x")).toMatch(/AWS_ACCESS_KEY_ID/);
+  });
+
+  it("never repeats credentials in its messages", () => {
+    expect(fails("redis://user:hunter2@:1/x")).not.toContain("hunter2");
+    expect(fails("s3://AKIA:hunter2@bucket/x")).not.toContain("hunter2");
+  });
+});
+
+describe("maskUrl", () => {
+  it("masks the password, and a user part without one whole", () => {
+    expect(maskUrl("redis://user:hunter2@host:1/p")).toBe("redis://user:***@host:1/p");
+    expect(maskUrl("encrypted+rediss://:hunter2@host:1/p")).toBe("encrypted+rediss://:***@host:1/p");
+    expect(maskUrl("redis://hunter2@host:1/p")).toBe("redis://***@host:1/p");
+    expect(maskUrl("redis://u:hun@ter2@host:1/p?tenant=a")).toBe("redis://u:***@host:1/p?tenant=a");
+    expect(maskUrl("fs:./m")).toBe("fs:./m");
+    expect(maskUrl("s3://bkt/p?endpoint=http://u:pw@h:9000")).toBe("s3://bkt/p?endpoint=http://u:***@h:9000");
+  });
+});
+
+describe("describeStore", () => {
+  it("names the backend without credentials", () => {
+    expect(describeStore(parseStoreUrl("encrypted+redis://u:hunter2@h:1/p"))).toBe(
+      'Redis redis://u:***@h:1, prefix "p", encrypted',
+    );
+    expect(describeStore(parseStoreUrl("s3://bkt/p?endpoint=http://127.0.0.1:9000"))).toBe(
+      'S3 bucket bkt, prefix "p/" at http://127.0.0.1:9000',
+    );
+    expect(describeStore(parseStoreUrl("fs:./m"))).toBe("directory ./m");
+    expect(describeStore(parseStoreUrl("encrypted+fs:./m?tenant=bob"))).toBe(
+      "directory ./m, encrypted, tenant bob",
+    );
+  });
+});
+
+describe("decodeKey", () => {
+  it("accepts base64 of exactly 32 bytes", () => {
+    const key = Buffer.alloc(32, 7).toString("base64");
+    expect(decodeKey(key)).toEqual(new Uint8Array(32).fill(7));
+  });
+
+  it("explains a missing or wrong key without showing it", () => {
+    expect(() => decodeKey(undefined)).toThrow(StoreSetupError);
+    expect(() => decodeKey("")).toThrow(/set MEMORY_KEY/);
+    const short = Buffer.alloc(16, 1).toString("base64");
+    expect(() => decodeKey(short)).toThrow("MEMORY_KEY must be base64 of exactly 32 bytes.");
+    expect(() => decodeKey("not base64 at all!")).toThrow("MEMORY_KEY must be base64 of exactly 32 bytes.");
+  });
+});
+
+describe("keyOptions", () => {
+  const k = (fill: number) => Buffer.alloc(32, fill).toString("base64");
+
+  it("reads one key as the default id, or a keyring whose first key is active", () => {
+    expect(keyOptions(k(1))).toEqual({ key: new Uint8Array(32).fill(1) });
+    expect(keyOptions(`new:${k(2)},default:${k(1)}`)).toEqual({
+      keyring: {
+        keys: { new: new Uint8Array(32).fill(2), default: new Uint8Array(32).fill(1) },
+        active: "new",
+      },
+    });
+  });
+
+  it("refuses bad keyrings without showing a key", () => {
+    expect(() => keyOptions(`.x:${k(1)}`)).toThrow(/valid id/);
+    expect(() => keyOptions(`a:${k(1)},a:${k(2)}`)).toThrow('MEMORY_KEY names key id "a" twice.');
+    const message = (() => {
+      try {
+        keyOptions("a:c2VjcmV0LXRvby1zaG9ydA==");
+      } catch (error) {
+        expect(error).toBeInstanceOf(StoreSetupError);
+        return (error as Error).message;
+      }
+      return "";
+    })();
+    expect(message).toBe("MEMORY_KEY must be base64 of exactly 32 bytes.");
+  });
+});
