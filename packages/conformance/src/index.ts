@@ -4,7 +4,9 @@ export {
   type GoldenStep,
   type GoldenTranscript,
   goldenDirectory,
+  isObjectInput,
   loadGoldenTranscripts,
+  objectInputsOnly,
   parseGoldenTranscript,
   type TranscriptOptions,
 } from "./golden.js";

@@ -1,3 +1,4 @@
+export { callMemoryTool } from "./client.js";
 export {
   DEFAULT_PORT,
   type HttpServeOptions,

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { request } from "node:http";
-import { loadGoldenTranscripts, playTranscript } from "@mem/conformance";
+import { isObjectInput, loadGoldenTranscripts, objectInputsOnly, playTranscript } from "@mem/conformance";
 import { ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { type HttpServerHandle, serveHttp } from "../src/index.js";
-import { callMemory, httpClient, isObjectInput, objectStepsOnly, viaClient } from "./support/mcp-client.js";
+import { callMemoryTool as callMemory, type HttpServerHandle, serveHttp } from "../src/index.js";
+import { httpClient } from "./support/mcp-client.js";
 
 const transcripts = loadGoldenTranscripts();
 const newToken = (): string => randomBytes(24).toString("base64url");
@@ -93,7 +93,9 @@ describe("streamable HTTP", () => {
         const store = new InMemoryStore();
         const server = await serve(store, transcript.options);
         const client = await httpClient(server.url);
-        await playTranscript(store, objectStepsOnly(transcript), viaClient(client));
+        await playTranscript(store, objectInputsOnly(transcript), (input) =>
+          callMemory(client, input as Record<string, unknown>),
+        );
         await client.close();
       });
     }

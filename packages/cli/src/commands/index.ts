@@ -8,6 +8,7 @@ import { copy } from "./copy.js";
 import { du } from "./du.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { mcp } from "./mcp.js";
 import { rotate } from "./rotate.js";
 import { run } from "./run.js";
 import { sweep } from "./sweep.js";
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CommandModule[] = [
   du,
   sweep,
   rotate,
+  mcp,
 ];
