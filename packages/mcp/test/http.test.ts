@@ -184,6 +184,21 @@ describe("streamable HTTP", () => {
     await Promise.all([setup, ...clients].map((client) => client.close()));
   });
 
+  it("carries a 1 MiB file even when JSON escapes every character of it (6 MiB on the wire)", async () => {
+    const store = new InMemoryStore();
+    const server = await serve(store);
+    const client = await httpClient(server.url);
+    const text = "\u0001".repeat(1024 * 1024);
+    expect(
+      await callMemory(client, { command: "create", path: "/memories/big.bin", file_text: text }),
+    ).toEqual({
+      content: "File created successfully at: /memories/big.bin",
+      isError: false,
+    });
+    expect((await store.read("/memories/big.bin"))?.data.length).toBe(1024 * 1024);
+    await client.close();
+  });
+
   describe("tokens", () => {
     it("refuses requests without the token or with a wrong one (401), serves the right one", async () => {
       const token = newToken();
