@@ -5,7 +5,7 @@ import { checkTenant, type MemoryStore } from "@mem/core";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { localhostHostValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import express, { type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type Response } from "express";
 import { checkServerOptions } from "./options.js";
 import { createMemoryMcpServer, type MemoryMcpServerOptions } from "./server.js";
 import { checkToken, StaticTokenVerifier } from "./tokens.js";
@@ -133,6 +133,11 @@ export async function serveHttp(
   app.all(MCP_PATH, (_req: Request, res: Response) => {
     res.set("Allow", "POST");
     rpcError(res, 405, -32000, "Method not allowed");
+  });
+
+  // Express's own error page would show a stack trace; clients get a bare JSON-RPC error instead.
+  app.use((_error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (!res.headersSent) rpcError(res, 500, -32603, "Internal server error");
   });
 
   const listener = await listen(app, host, port);

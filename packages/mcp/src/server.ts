@@ -88,10 +88,12 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
 
   let previous: Promise<unknown> = Promise.resolve();
   const run = (input: unknown): Promise<ToolResult> => {
-    const result = previous.then(async (): Promise<ToolResult> => {
+    const task = async (): Promise<ToolResult> => {
       const refused = readOnly ? readOnlyRefusal(input) : null;
       return refused ?? (await executeCommand(store, input, execute));
-    });
+    };
+    // Both branches: the engine never rejects, but one broken call must not stop every later one.
+    const result = previous.then(task, task);
     previous = result;
     return result;
   };
