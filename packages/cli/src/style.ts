@@ -19,7 +19,8 @@ export const createStyle = (color: boolean): Style => {
   const as =
     (format: Parameters<typeof styleText>[0]) =>
     (s: string): string =>
-      color ? styleText(format, s) : s;
+      // Whether to colour is decided here, for the stream written to; styleText would look at stdout.
+      color ? styleText(format, s, { validateStream: false }) : s;
   return {
     bold: as("bold"),
     dim: as("dim"),

@@ -5,7 +5,6 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   type GoldenTranscript,
   loadGoldenTranscripts,
@@ -18,9 +17,8 @@ import { callMemoryTool } from "@mem/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
+import { memCommandLine, PACKAGE_DIR } from "./run-mem.js";
 
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 // Starting the command on sources takes seconds on a busy machine; a call waits on others' locks.
 const SPAWN_TIMEOUT = 120_000;
 const CALL = { timeout: SPAWN_TIMEOUT };
@@ -33,9 +31,10 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 /** `mem mcp fs:ROOT FLAGS...` as a child process, with a connected client. */
 async function spawnMem(root: string, flags: string[] = []): Promise<Client> {
   const client = new Client({ name: "mem-cli-test", version: "0.0.0" });
+  const [command = process.execPath, ...args] = memCommandLine(["mcp", `fs:${root}`, ...flags]);
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--conditions=@mem/source", "--import", "tsx", MAIN, "mcp", `fs:${root}`, ...flags],
+    command,
+    args,
     cwd: PACKAGE_DIR,
     stderr: "inherit",
   });

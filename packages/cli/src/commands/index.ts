@@ -1,6 +1,6 @@
 /**
  * Every command of `mem`, in the order `--help` lists them. A new command is one module in this
- * directory and one entry here. (`history` and `restore` come with @mem/history, `mcp` with the MCP server.)
+ * directory and one entry here. (`history` and `restore` come with @mem/history.)
  */
 import { cat } from "./cat.js";
 import type { CommandModule } from "./common.js";

@@ -71,6 +71,9 @@ export const s3Backend: Backend<S3Spec> = {
     const { S3Store } = await load("@mem/s3", () => import("@mem/s3"));
     const region =
       spec.region ?? context.env["AWS_REGION"] ?? context.env["AWS_DEFAULT_REGION"] ?? "us-east-1";
+    const accessKeyId = context.env["AWS_ACCESS_KEY_ID"];
+    const secretAccessKey = context.env["AWS_SECRET_ACCESS_KEY"];
+    const sessionToken = context.env["AWS_SESSION_TOKEN"];
     return new S3Store({
       bucket: spec.bucket,
       prefix: spec.prefix,
@@ -78,6 +81,11 @@ export const s3Backend: Backend<S3Spec> = {
         region,
         forcePathStyle: spec.forcePathStyle,
         ...(spec.endpoint !== undefined && { endpoint: spec.endpoint }),
+        // Keys given in `env` win; without them the SDK's own chain (profiles, roles...) applies.
+        ...(accessKeyId &&
+          secretAccessKey && {
+            credentials: { accessKeyId, secretAccessKey, ...(sessionToken && { sessionToken }) },
+          }),
       },
     });
   },

@@ -1,0 +1,240 @@
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { executeCommand } from "@mem/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
+import {
+  asBuffers,
+  contents,
+  freshUrl,
+  KEY,
+  SAMPLE,
+  type Servers,
+  seed,
+  startServers,
+  withStore,
+} from "./stores.js";
+
+let servers: Servers;
+beforeAll(async () => {
+  servers = await startServers();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+const mem = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runMem(args, { env: { ...servers.env, ...env } });
+
+const ESCAPE = "\u001b";
+
+const withoutColorSettings = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  const { NO_COLOR: _no, FORCE_COLOR: _force, ...rest } = env;
+  return rest;
+};
+
+describe("mem view, cat, run, tree", () => {
+  it("view prints exactly what the tool returns, also for a line range", async () => {
+    const url = freshUrl(servers, "encrypted+fs");
+    await seed(servers, url);
+    for (const args of [[], ["/memories/notes.md"], ["/memories/notes.md", "--range", "2:-1"]]) {
+      const input = {
+        command: "view",
+        path: args[0] ?? "/memories",
+        ...(args[2] && { view_range: [2, -1] }),
+      };
+      const expected = await withStore(servers, url, (store) => executeCommand(store, input));
+      const result = await mem(["view", url, ...args]);
+      expect(result.code).toBe(0);
+      expect(result.out).toBe(`${expected.content}\n`);
+    }
+    const missing = await mem(["view", url, "/memories/nope.md", "--json"]);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.out)).toEqual({
+      content: "The path /memories/nope.md does not exist. Please provide a valid path.",
+      isError: true,
+    });
+  });
+
+  it("cat prints the raw bytes of any file, hidden ones included, decrypted", async () => {
+    const url = freshUrl(servers, "encrypted+fs");
+    await seed(servers, url);
+    const binary = await mem(["cat", url, "/memories/projects/a/binary.bin"]);
+    expect(binary.code).toBe(0);
+    expect(binary.stdout).toEqual(Buffer.from(SAMPLE.get("/memories/projects/a/binary.bin") as Uint8Array));
+    expect((await mem(["cat", url, "/memories/.config/settings.json"])).out).toBe('{"hidden": true}\n');
+    const outside = await mem(["cat", url, "/memories/../etc/passwd"]);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain("/memories/../etc/passwd");
+    const dir = await mem(["cat", url, "/memories/projects"]);
+    expect(dir.code).toBe(1);
+    expect(dir.stderr).toBe("mem: /memories/projects is a directory.\n");
+  });
+
+  it("run executes any tool input and exits 1 on an error result", async () => {
+    const url = freshUrl(servers, "redis");
+    const created = await mem([
+      "run",
+      url,
+      '{"command":"create","path":"/memories/a.md","file_text":"one\\n"}',
+    ]);
+    expect(created).toMatchObject({ code: 0, out: "File created successfully at: /memories/a.md\n" });
+    const again = await mem([
+      "run",
+      url,
+      '{"command":"create","path":"/memories/a.md","file_text":"two\\n"}',
+    ]);
+    expect(again.code).toBe(1);
+    expect(again.out).toBe("Error: File /memories/a.md already exists\n");
+    const bad = await mem(["run", url, "{not json"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^mem: The input is not valid JSON/);
+    expect(await contents(servers, url)).toEqual(
+      asBuffers(new Map([["/memories/a.md", new TextEncoder().encode("one\n")]])),
+    );
+  });
+
+  it("tree shows every listed file and directory with sizes, hidden ones left out as the tool does", async () => {
+    const url = freshUrl(servers, "s3");
+    await seed(servers, url);
+    const result = await mem(["tree", url]);
+    expect(result.code).toBe(0);
+    expect(result.out).toBe(
+      [
+        "/memories  40B",
+        "├── empty.txt  0B",
+        "├── notes.md  20B",
+        "├── projects/  7B",
+        "│   └── a/  7B",
+        "│       └── binary.bin  7B",
+        `└── ${"ü".repeat(60)}/  13B`,
+        `    └── ${"ß".repeat(40)}.txt  13B`,
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
+describe("mem verify, du, rotate", () => {
+  it("verify reads every file and names each that fails, exiting 1", async () => {
+    const dir = servers.tempDir();
+    const url = `encrypted+fs:${dir}`;
+    await seed(servers, url);
+    const clean = await mem(["verify", url]);
+    expect(clean.code).toBe(0);
+    expect(clean.out).toMatch(/^✓ 6 files, 77B in [\d.]+s: all read back\.\n$/);
+    const file = join(dir, ".config", "settings.json");
+    const bytes = readFileSync(file);
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1;
+    writeFileSync(file, bytes);
+    const broken = await mem(["verify", url, "--json"]);
+    expect(broken.code).toBe(1);
+    const report = JSON.parse(broken.out);
+    expect(report.files).toBe(5);
+    expect(report.failures).toEqual([
+      { path: "/memories/.config/settings.json", error: expect.stringContaining("integrity check failed") },
+    ]);
+  });
+
+  it("du counts hidden files too and compares with a quota", async () => {
+    const url = freshUrl(servers, "redis");
+    await seed(servers, url);
+    const result = await mem(["du", url, "--max-files", "4", "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toEqual({
+      files: 6,
+      bytes: [...SAMPLE.values()].reduce((n, d) => n + d.byteLength, 0),
+      maxFiles: 4,
+      overQuota: true,
+      hiddenIncluded: true,
+    });
+  });
+
+  it("rotate re-encrypts every file under the keyring's first key; a second run finds nothing to do", async () => {
+    const dir = servers.tempDir();
+    const url = `encrypted+fs:${dir}`;
+    await seed(servers, url);
+    const newKey = Buffer.alloc(32, 42).toString("base64");
+    const first = await mem(["rotate", url, "--json"], { MEMORY_KEY: `next:${newKey},default:${KEY}` });
+    expect(first.stderr).toBe("");
+    expect(JSON.parse(first.out)).toMatchObject({ rotated: SAMPLE.size + 1, current: 0 });
+    const second = await mem(["rotate", url, "--json"], { MEMORY_KEY: `next:${newKey},default:${KEY}` });
+    expect(JSON.parse(second.out)).toMatchObject({ rotated: 0 });
+    // The old key can go: everything opens under the new one alone.
+    const verified = await mem(["verify", url], { MEMORY_KEY: `next:${newKey}` });
+    expect(verified.code).toBe(0);
+    const plain = await mem(["rotate", freshUrl(servers, "fs")]);
+    expect(plain).toMatchObject({ code: 2, stderr: "mem: mem rotate needs an encrypted+ store URL.\n" });
+  });
+});
+
+describe("output", () => {
+  it("has no escape codes when piped, and none on a terminal with NO_COLOR, but colours on a terminal", async () => {
+    const url = freshUrl(servers, "fs");
+    await seed(servers, url);
+    const piped = await mem(["tree", url]);
+    expect(piped.out).toContain("notes.md");
+    expect(piped.out + piped.stderr).not.toContain(ESCAPE);
+
+    const inTerminal = (env: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const line = memCommandLine(["tree", url])
+          .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+          .join(" ");
+        const child = spawn("script", ["-qec", line, "/dev/null"], {
+          cwd: PACKAGE_DIR,
+          env: { ...withoutColorSettings(process.env), ...servers.env, TERM: "xterm-256color", ...env },
+        });
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString("utf8");
+        });
+        child.on("error", reject);
+        child.on("close", () => resolve(out));
+      });
+    const coloured = await inTerminal({});
+    expect(coloured).toContain("notes.md");
+    expect(coloured).toContain(ESCAPE);
+    const noColor = await inTerminal({ NO_COLOR: "1" });
+    expect(noColor).toContain("notes.md");
+    expect(noColor).not.toContain(ESCAPE);
+  });
+
+  it("never prints a password, also when the server cannot be reached", async () => {
+    const result = await mem(["tree", "redis://app:hunter2@127.0.0.1:1/notes"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^mem: /);
+    expect(result.out + result.stderr).not.toContain("hunter2");
+    const bad = await mem(["tree", "rediss://app:hunter2@/notes"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("rediss://app:***@/notes");
+    expect(bad.stderr).not.toContain("hunter2");
+  });
+
+  it("every command's help has an example", async () => {
+    const help = await mem(["--help"]);
+    const names = [...help.out.matchAll(/^ {2}([a-z]+) /gm)]
+      .map((m) => m[1] as string)
+      .filter((n) => n !== "help");
+    expect(names).toEqual([
+      "tree",
+      "view",
+      "cat",
+      "run",
+      "export",
+      "import",
+      "copy",
+      "verify",
+      "du",
+      "sweep",
+      "rotate",
+      "mcp",
+    ]);
+    for (const name of names) {
+      const own = await mem([name, "--help"]);
+      expect({ name, code: own.code }).toEqual({ name, code: 0 });
+      expect(own.out).toMatch(new RegExp(`Examples?:\\n {2}\\$ (MEMORY_KEY=\\S+ )?mem ${name} `));
+    }
+  });
+});

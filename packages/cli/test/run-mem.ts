@@ -1,0 +1,54 @@
+/** Runs the real `mem` entry point as a child process, the way a user's shell would. */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+
+export interface MemRun {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+  /** stdout as UTF-8 */
+  out: string;
+}
+
+export const runMem = (
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; input?: Uint8Array } = {},
+): Promise<MemRun> =>
+  new Promise((resolve, reject) => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      NO_COLOR: undefined,
+      FORCE_COLOR: undefined,
+    };
+    Object.assign(env, options.env);
+    const child = spawn(process.execPath, ["--conditions=@mem/source", "--import", "tsx", MAIN, ...args], {
+      cwd: PACKAGE_DIR,
+      env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => out.push(c));
+    child.stderr.on("data", (c: Buffer) => err.push(c));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const stdout = Buffer.concat(out);
+      resolve({ code, stdout, out: stdout.toString("utf8"), stderr: Buffer.concat(err).toString("utf8") });
+    });
+    child.stdin.end(options.input ?? Buffer.alloc(0));
+  });
+
+/** The command line of the entry point, for running it under `script` (a terminal). */
+export const memCommandLine = (args: readonly string[]): string[] => [
+  process.execPath,
+  "--conditions=@mem/source",
+  "--import",
+  "tsx",
+  MAIN,
+  ...args,
+];
+
+export { PACKAGE_DIR };

@@ -1,0 +1,215 @@
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Header } from "tar";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMem } from "./run-mem.js";
+import {
+  asBuffers,
+  contents,
+  freshUrl,
+  SAMPLE,
+  type Servers,
+  STORE_KINDS,
+  seed,
+  startServers,
+} from "./stores.js";
+
+let servers: Servers;
+beforeAll(async () => {
+  servers = await startServers();
+});
+afterAll(async () => {
+  await servers?.stop();
+});
+
+const mem = (args: string[], input?: Uint8Array) =>
+  runMem(args, { env: servers.env, ...(input && { input }) });
+
+describe("mem export → mem import", () => {
+  for (const from of STORE_KINDS) {
+    it(`round-trips every file byte for byte, hidden ones included, from ${from} into every store`, async () => {
+      const url = freshUrl(servers, from);
+      await seed(servers, url);
+      const file = join(servers.tempDir(), `${from}.tar`);
+      const exported = await mem(["export", url, file, "--json"]);
+      expect(exported.stderr).toBe("");
+      expect(exported.code).toBe(0);
+      expect(JSON.parse(exported.out)).toMatchObject({ files: SAMPLE.size, hiddenIncluded: true });
+      for (const to of STORE_KINDS) {
+        const target = freshUrl(servers, to);
+        const imported = await mem(["import", target, file]);
+        expect({ to, code: imported.code, stderr: imported.stderr }).toEqual({ to, code: 0, stderr: "" });
+        expect(imported.out).toMatch(new RegExp(`^Imported ${SAMPLE.size} files, `));
+        expect(await contents(servers, target)).toEqual(asBuffers(SAMPLE));
+      }
+    });
+  }
+
+  it("streams the archive to stdout with -, and reads it from stdin with -", async () => {
+    const from = freshUrl(servers, "redis");
+    await seed(servers, from);
+    const exported = await mem(["export", from, "-"]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toMatch(/^Exported 6 files, /);
+    const to = freshUrl(servers, "s3");
+    const imported = await mem(["import", to, "-"], exported.stdout);
+    expect(imported.code).toBe(0);
+    expect(await contents(servers, to)).toEqual(asBuffers(SAMPLE));
+  });
+
+  it("refuses to overwrite a file with other content unless --overwrite, and writes nothing then", async () => {
+    const from = freshUrl(servers, "fs");
+    await seed(servers, from);
+    const archive = join(servers.tempDir(), "a.tar");
+    expect((await mem(["export", from, archive])).code).toBe(0);
+    const to = freshUrl(servers, "fs");
+    await seed(servers, to, new Map([["/memories/notes.md", new TextEncoder().encode("mine\n")]]));
+
+    const refused = await mem(["import", to, archive]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "Nothing was written: 1 file already exists with other content (/memories/notes.md). Pass --overwrite to replace it.",
+    );
+    expect(await contents(servers, to)).toEqual(
+      asBuffers(new Map([["/memories/notes.md", new TextEncoder().encode("mine\n")]])),
+    );
+
+    const forced = await mem(["import", to, archive, "--overwrite", "--json"]);
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.out)).toMatchObject({ files: SAMPLE.size, unchanged: 0, verified: SAMPLE.size });
+    expect(await contents(servers, to)).toEqual(asBuffers(SAMPLE));
+  });
+});
+
+/** A tar archive built block by block, so that entries no tar writer would produce can be tested. */
+const rawTar = (entries: { path: string; type?: string; linkpath?: string; data?: string }[]): Buffer => {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const data = Buffer.from(entry.data ?? "");
+    const header = new Header({
+      path: entry.path,
+      mode: 0o644,
+      size: entry.type && entry.type !== "File" ? 0 : data.length,
+      mtime: new Date(0),
+      type: (entry.type ?? "File") as "File",
+      ...(entry.linkpath !== undefined && { linkpath: entry.linkpath }),
+    });
+    const block = Buffer.alloc(512);
+    header.encode(block, 0);
+    blocks.push(block);
+    if (!entry.type || entry.type === "File") {
+      blocks.push(data, Buffer.alloc((512 - (data.length % 512)) % 512));
+    }
+  }
+  blocks.push(Buffer.alloc(1024));
+  return Buffer.concat(blocks);
+};
+
+describe("mem import of a hostile archive", () => {
+  const good = { path: "memories/fine.md", data: "fine\n" };
+  const cases: [string, Parameters<typeof rawTar>[0], string][] = [
+    [
+      "a '..' path",
+      [good, { path: "memories/../../escape.txt", data: "x" }],
+      '"memories/../../escape.txt" contains ".."',
+    ],
+    ["an absolute path", [good, { path: "/etc/cron.d/x", data: "x" }], '"/etc/cron.d/x" is an absolute path'],
+    [
+      "a symbolic link",
+      [good, { path: "memories/link", type: "SymbolicLink", linkpath: "/etc/passwd" }],
+      '"memories/link" is a SymbolicLink entry',
+    ],
+    [
+      "a hard link",
+      [good, { path: "memories/hard", type: "Link", linkpath: "memories/fine.md" }],
+      '"memories/hard" is a Link entry',
+    ],
+    [
+      "a path outside memories/",
+      [good, { path: "other/x.md", data: "x" }],
+      '"other/x.md" is outside memories/',
+    ],
+    [
+      "a reserved name",
+      [good, { path: "memories/.~mem-lock", data: "x" }],
+      '"memories/.~mem-lock" is not a valid memory path',
+    ],
+  ];
+
+  for (const [what, entries, message] of cases) {
+    it(`refuses ${what} before writing anything`, async () => {
+      const dir = servers.tempDir();
+      const archive = join(dir, "hostile.tar");
+      writeFileSync(archive, rawTar(entries));
+      const target = join(dir, "memory");
+      const result = await mem(["import", `fs:${target}`, archive]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("The archive was refused and nothing was imported");
+      expect(result.stderr).toContain(message);
+      expect(existsSync(target) ? readdirSync(target).filter((n) => !n.startsWith(".~mem-")) : []).toEqual(
+        [],
+      );
+      expect(existsSync(join(dir, "escape.txt"))).toBe(false);
+    });
+  }
+
+  it("imports the same archive once the hostile entry is gone (the good part was never the problem)", async () => {
+    const dir = servers.tempDir();
+    const archive = join(dir, "good.tar");
+    writeFileSync(archive, rawTar([{ path: "memories/", type: "Directory" }, good]));
+    const result = await mem(["import", `fs:${join(dir, "memory")}`, archive]);
+    expect(result.code).toBe(0);
+    expect(await contents(servers, `fs:${join(dir, "memory")}`)).toEqual(
+      asBuffers(new Map([["/memories/fine.md", new TextEncoder().encode("fine\n")]])),
+    );
+  });
+});
+
+describe("mem copy", () => {
+  it("copies fs → S3 → Redis → fs byte for byte, verifying every file", async () => {
+    const fs1 = freshUrl(servers, "fs");
+    const s3 = freshUrl(servers, "s3");
+    const redis = freshUrl(servers, "redis");
+    const fs2 = freshUrl(servers, "fs");
+    await seed(servers, fs1);
+    for (const [from, to] of [
+      [fs1, s3],
+      [s3, redis],
+      [redis, fs2],
+    ] as const) {
+      const result = await mem(["copy", from, to, "--json"]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.out)).toMatchObject({
+        files: SAMPLE.size,
+        unchanged: 0,
+        verified: SAMPLE.size,
+      });
+    }
+    expect(await contents(servers, fs2)).toEqual(asBuffers(SAMPLE));
+  });
+
+  it("completes an interrupted copy when run again", async () => {
+    const from = freshUrl(servers, "fs");
+    const to = freshUrl(servers, "s3");
+    await seed(servers, from);
+    // The destination starts failing every write after the first two.
+    servers.s3.failNext({ op: "PutObject", skip: 2, count: Number.POSITIVE_INFINITY, status: 500 });
+    const broken = await mem(["copy", from, to]);
+    servers.s3.clearFailures();
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain("mem: S3 PutObject returned HTTP 500");
+    const partial = await contents(servers, to);
+    expect(partial.size).toBe(2);
+
+    const again = await mem(["copy", from, to, "--json"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.out)).toMatchObject({
+      files: SAMPLE.size - 2,
+      unchanged: 2,
+      verified: SAMPLE.size,
+    });
+    expect(await contents(servers, to)).toEqual(asBuffers(SAMPLE));
+  });
+});
