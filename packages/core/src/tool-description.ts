@@ -32,7 +32,7 @@ ${PATHS}
 
 ${COMMANDS}
 
-Every result is text. An error result explains what went wrong; nothing was changed by a command that failed.`;
+Every result is text. An error result explains what went wrong; a command that failed changed nothing, unless its error says the change may still have been applied.`;
 
 /**
  * The description of the memory tool when only `view` is allowed.
