@@ -232,6 +232,7 @@ describe("output", () => {
       "du",
       "sweep",
       "rotate",
+      "mcp",
     ]);
     // Each command's own help, from the same program in this process (one child process per command
     // would only repeat the start-up).

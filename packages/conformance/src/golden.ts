@@ -262,3 +262,22 @@ function parseStep(value: unknown, where: string, fail: Fail): GoldenStep {
   if (typeof note === "string") step.note = note;
   return step;
 }
+
+/** True for tool input that is a JSON object (what tool protocols such as MCP can carry as arguments). */
+export const isObjectInput = (input: unknown): input is Record<string, unknown> =>
+  typeof input === "object" && input !== null && !Array.isArray(input);
+
+/**
+ * The transcript without its steps whose input is not a JSON object. Tool protocols such as MCP carry a
+ * tool's arguments as an object, so those inputs cannot be sent as a tool call (the protocol refuses them).
+ * Every such step of the shipped transcripts is an error result that changes nothing, so the rest of the
+ * transcript keeps its meaning.
+ *
+ * @example
+ * ```ts
+ * for (const t of loadGoldenTranscripts()) await playTranscript(store, objectInputsOnly(t), viaMyProtocol);
+ * ```
+ */
+export function objectInputsOnly(transcript: GoldenTranscript): GoldenTranscript {
+  return { ...transcript, steps: transcript.steps.filter((step) => isObjectInput(step.input)) };
+}

@@ -4,10 +4,12 @@ export {
   type GoldenStep,
   type GoldenTranscript,
   goldenDirectory,
+  isObjectInput,
   loadGoldenTranscripts,
+  objectInputsOnly,
   parseGoldenTranscript,
   type TranscriptOptions,
 } from "./golden.js";
 export { type ConformanceOptions, type ConformanceTarget, runConformance } from "./run-conformance.js";
 export { FakeClock } from "./suites/expiry-suite.js";
-export { playTranscript } from "./transcript.js";
+export { playTranscript, type TranscriptExecutor } from "./transcript.js";

@@ -17,6 +17,7 @@ export { checkOptions, type OptionChecks } from "./options.js";
 export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
+export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
 export { type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
@@ -31,6 +32,14 @@ export {
 export { formatSize } from "./size.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";
+export {
+  MEMORY_PROTOCOL_DESCRIPTION,
+  MEMORY_TOOL_DESCRIPTION,
+  MEMORY_TOOL_READ_ONLY_DESCRIPTION,
+  MEMORY_TOOL_TITLE,
+  type MemoryToolInputSchema,
+  memoryToolInputSchema,
+} from "./tool-description.js";
 export {
   ancestorsOf,
   isListedName,

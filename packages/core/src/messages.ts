@@ -96,6 +96,13 @@ export const msg = {
   storeFailedMaybeApplied: (operation: string, path: string, reason: string) =>
     `Error: ${operation} failed for ${path}: ${reason}. The change may still be applied; view ${path} to check.`,
 
+  // read-only deployments (an MCP server started read-only)
+  readOnly: (command: string) =>
+    `Error: This memory is read-only: the \`${command}\` command is not available. Only \`view\` works here.`,
+
+  /** A tool protocol (MCP) asked for a tool other than `memory`. */
+  unknownTool: (name: string) => `Error: Unknown tool \`${name}\`. The only tool here is \`memory\``,
+
   // §7 quotas
   tooManyFiles: (path: string, files: number, limit: number) =>
     `Error: Cannot create ${path}: memory already holds ${files} files, the limit is ${limit}. Delete or merge files first.`,

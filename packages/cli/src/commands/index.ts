@@ -1,6 +1,6 @@
 /**
  * Every command of `mem`, in the order `--help` lists them. A new command is one module in this
- * directory and one entry here. (`history` and `restore` come with @mem/history, `mcp` with the MCP server.)
+ * directory and one entry here. (`history` and `restore` come with @mem/history.)
  */
 import { cat } from "./cat.js";
 import type { CommandModule } from "./common.js";
@@ -8,6 +8,7 @@ import { copy } from "./copy.js";
 import { du } from "./du.js";
 import { exportCommand } from "./export.js";
 import { importCommand } from "./import.js";
+import { mcp } from "./mcp.js";
 import { rotate } from "./rotate.js";
 import { run } from "./run.js";
 import { sweep } from "./sweep.js";
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CommandModule[] = [
   du,
   sweep,
   rotate,
+  mcp,
 ];

@@ -1,0 +1,117 @@
+/** `mem mcp URL`: serves a store to MCP clients (Claude Desktop, Claude Code, IDEs) over stdio or HTTP. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
+import { CommandError } from "../context.js";
+import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
+
+/** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
+export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
+
+interface McpFlags {
+  http?: boolean;
+  host?: string;
+  port?: number;
+  token?: string;
+  tenantTokens?: string;
+  readOnly?: boolean;
+  maxFileBytes?: number;
+  viewCharLimit?: number;
+  listLimit?: number;
+}
+
+const count = (flag: string) => (value: string) => {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new CommandError(`${flag} must be a whole number, got ${JSON.stringify(value)}`, 2);
+  }
+  return Number(value);
+};
+
+/** A usage error for options the library refuses (its `TypeError`s name the option, never a token's value). */
+const asUsage = (error: unknown): never => {
+  if (error instanceof TypeError) throw new CommandError(error.message, 2);
+  throw error;
+};
+
+const readTenantTokens = (file: string, cwd: string): Record<string, string> => {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(resolve(cwd, file), "utf8"));
+  } catch {
+    throw new CommandError(`--tenant-tokens: cannot read ${file} as JSON`, 2);
+  }
+  const entries =
+    typeof value === "object" && value !== null && !Array.isArray(value) ? Object.values(value) : [];
+  if (entries.length === 0 || !entries.every((tenant) => typeof tenant === "string")) {
+    throw new CommandError(
+      "--tenant-tokens: the file must hold a JSON object mapping tokens to tenant ids",
+      2,
+    );
+  }
+  return value as Record<string, string>;
+};
+
+/** Resolves when the process is asked to stop. */
+const stopSignal = (): Promise<void> =>
+  new Promise((done) => {
+    process.once("SIGINT", () => done());
+    process.once("SIGTERM", () => done());
+  });
+
+export const mcp: CommandModule = (program, ctx) => {
+  program
+    .command("mcp")
+    .description(
+      "Serve the store as an MCP server with one memory tool (stdio, or streamable HTTP with --http)",
+    )
+    .argument(...URL_ARGUMENT)
+    .option("--http", "serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    .option("--host <host>", "address to bind with --http; any but loopback needs a token", "127.0.0.1")
+    .option("--port <port>", `port with --http (0: any free port)`, count("--port"), DEFAULT_PORT)
+    .option("--token <token>", `bearer token every HTTP request must carry (or set ${TOKEN_VARIABLE})`)
+    .option("--tenant-tokens <file>", "JSON file mapping bearer tokens to tenant ids: one memory per tenant")
+    .option("--read-only", "allow only the view command")
+    .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
+    .option("--view-char-limit <n>", "budget of numbered lines in one file view", count("--view-char-limit"))
+    .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
+    .addHelpText(
+      "after",
+      examples(
+        "mem mcp fs:$HOME/.memory",
+        "claude mcp add memory -- npx -y @mem/cli mcp fs:$HOME/.memory",
+        `${TOKEN_VARIABLE}=$(openssl rand -hex 24) mem mcp redis://127.0.0.1:6379/team --http --host 0.0.0.0`,
+      ),
+    )
+    .action(async (url: string, flags: McpFlags) => {
+      const server: MemoryMcpServerOptions = {};
+      if (flags.readOnly) server.readOnly = true;
+      if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
+      if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
+      if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
+
+      if (!flags.http) {
+        await ctx.withStore(url, async (store) => {
+          const running = await serveStdio(store, server).catch(asUsage);
+          await Promise.race([running.closed, stopSignal()]);
+          await running.close();
+        });
+        return;
+      }
+
+      const token = flags.token ?? ctx.io.env[TOKEN_VARIABLE];
+      const tenantFromToken =
+        flags.tenantTokens === undefined ? undefined : readTenantTokens(flags.tenantTokens, ctx.io.cwd);
+      await ctx.withStore(url, async (store) => {
+        const running = await serveHttp(store, {
+          ...server,
+          host: flags.host ?? "127.0.0.1",
+          port: flags.port ?? DEFAULT_PORT,
+          ...(token === undefined ? {} : { token }),
+          ...(tenantFromToken === undefined ? {} : { tenantFromToken }),
+        }).catch(asUsage);
+        ctx.note(`mem: MCP server at ${running.url} (Ctrl-C stops it)`);
+        await stopSignal();
+        await running.close();
+      });
+    });
+};

@@ -1,0 +1,191 @@
+/**
+ * `mem mcp` with the MCP SDK's real client over stdio: each server is the `mem` command itself, spawned
+ * on the TypeScript sources (as the tests run them), serving an fs store.
+ */
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type GoldenTranscript,
+  loadGoldenTranscripts,
+  objectInputsOnly,
+  playTranscript,
+} from "@mem/conformance";
+import type { MemoryStore } from "@mem/core";
+import { FsStore } from "@mem/fs";
+import { callMemoryTool } from "@mem/mcp";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { memCommandLine, PACKAGE_DIR } from "./run-mem.js";
+
+// Starting the command on sources takes seconds on a busy machine; a call waits on others' locks.
+const SPAWN_TIMEOUT = 120_000;
+const CALL = { timeout: SPAWN_TIMEOUT };
+
+const base = mkdtempSync(join(tmpdir(), "mem-mcp-cli-"));
+let roots = 0;
+const newRoot = (): string => join(base, `root-${++roots}`);
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** `mem mcp fs:ROOT FLAGS...` as a child process, with a connected client. */
+async function spawnMem(root: string, flags: string[] = []): Promise<Client> {
+  const client = new Client({ name: "mem-cli-test", version: "0.0.0" });
+  const [command = process.execPath, ...args] = memCommandLine(["mcp", `fs:${root}`, ...flags]);
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    cwd: PACKAGE_DIR,
+    stderr: "inherit",
+  });
+  await client.connect(transport, CALL);
+  return client;
+}
+
+const flagsFor = (options: GoldenTranscript["options"]): string[] => [
+  ...(options.maxFileBytes === undefined ? [] : ["--max-file-bytes", String(options.maxFileBytes)]),
+  ...(options.viewCharLimit === undefined ? [] : ["--view-char-limit", String(options.viewCharLimit)]),
+  ...(options.listLimit === undefined ? [] : ["--list-limit", String(options.listLimit)]),
+];
+
+/**
+ * One server process per set of transcript options, each on its own directory, emptied before every
+ * transcript (the server holds no state between calls), so 31 transcripts need a handful of processes.
+ */
+const servers = new Map<string, Promise<{ client: Client; root: string; store: MemoryStore }>>();
+const serverFor = (options: GoldenTranscript["options"]) => {
+  const flags = flagsFor(options);
+  const key = flags.join(" ");
+  let server = servers.get(key);
+  if (!server) {
+    const root = newRoot();
+    const store = new FsStore({ root });
+    server = spawnMem(root, flags).then((client) => ({ client, root, store }));
+    servers.set(key, server);
+  }
+  return server;
+};
+afterAll(async () => {
+  await Promise.all([...servers.values()].map(async (server) => (await server).client.close()));
+});
+
+describe("mem mcp over stdio", () => {
+  it(
+    "lists the memory tool and the memory protocol prompt",
+    async () => {
+      const { client } = await serverFor({});
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint])).toEqual([["memory", false]]);
+      expect(tools[0]?.description).toContain("/memories");
+      expect(tools[0]?.description).toContain("view_range");
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((prompt) => prompt.name)).toEqual(["memory_protocol"]);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  describe("golden transcripts, byte for byte", () => {
+    for (const transcript of loadGoldenTranscripts()) {
+      it(
+        transcript.name,
+        async () => {
+          const { client, root, store } = await serverFor(transcript.options);
+          for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
+          await playTranscript(store, objectInputsOnly(transcript), (input) =>
+            callMemoryTool(client, input as Record<string, unknown>, CALL),
+          );
+        },
+        SPAWN_TIMEOUT,
+      );
+    }
+  });
+
+  it(
+    "answers hostile input with error results and changes nothing",
+    async () => {
+      const root = newRoot();
+      const store = new FsStore({ root });
+      const client = await spawnMem(root);
+      try {
+        for (const input of [
+          { command: "view", path: "/memories/../../etc/passwd" },
+          { command: "create", path: "/memories/\uff0e\uff0e/x", file_text: "x" },
+          { command: "rename", old_path: "/memories", new_path: "/tmp/x" },
+          { command: "create", path: "/memories/a", file_text: "\ud800" },
+          { command: "delete", path: ["/memories"] },
+          { command: "str_replace", path: "/memories/a", old_str: "" },
+        ]) {
+          const result = await callMemoryTool(client, input, CALL);
+          expect(result.isError, JSON.stringify(input)).toBe(true);
+          expect(result.content).toMatch(/^Error: /);
+        }
+        expect(await store.list("/memories", 2)).toEqual({ size: 0, entries: [] });
+      } finally {
+        await client.close();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "refuses every command but view with --read-only",
+    async () => {
+      const root = newRoot();
+      const store = new FsStore({ root });
+      await store.write("/memories/a.md", new TextEncoder().encode("a\n"), { ifAbsent: true });
+      const client = await spawnMem(root, ["--read-only"]);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools[0]?.inputSchema.properties?.["command"]).toMatchObject({ enum: ["view"] });
+        expect(await callMemoryTool(client, { command: "view", path: "/memories/a.md" }, CALL)).toEqual({
+          content: "Here's the content of /memories/a.md with line numbers:\n     1\ta",
+          isError: false,
+        });
+        expect(await callMemoryTool(client, { command: "delete", path: "/memories/a.md" }, CALL)).toEqual({
+          content:
+            "Error: This memory is read-only: the `delete` command is not available. Only `view` works here.",
+          isError: true,
+        });
+        expect(await store.stat("/memories/a.md")).toEqual({ kind: "file", size: 2 });
+      } finally {
+        await client.close();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "loses no update: 4 server processes on one directory, 20 inserts each into one file",
+    async () => {
+      const root = newRoot();
+      const store = new FsStore({ root });
+      await store.write("/memories/log.md", new Uint8Array(), { ifAbsent: true });
+      const clients = await Promise.all(Array.from({ length: 4 }, () => spawnMem(root)));
+      try {
+        await Promise.all(
+          clients.map(async (client, c) => {
+            for (let i = 0; i < 20; i++) {
+              const input = {
+                command: "insert",
+                path: "/memories/log.md",
+                insert_line: 0,
+                insert_text: `c${c} i${i}`,
+              };
+              expect(await callMemoryTool(client, input, CALL)).toEqual({
+                content: "The file /memories/log.md has been edited.",
+                isError: false,
+              });
+            }
+          }),
+        );
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+      }
+      const text = new TextDecoder().decode((await store.read("/memories/log.md"))?.data);
+      const lines = text.split("\n").filter((line) => line !== "");
+      expect(lines).toHaveLength(80);
+      expect(new Set(lines).size).toBe(80);
+    },
+    SPAWN_TIMEOUT * 2,
+  );
+});

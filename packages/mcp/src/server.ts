@@ -1,0 +1,126 @@
+/** A memory store as an MCP server: one `memory` tool, and the memory protocol as a prompt and a resource. */
+import {
+  type ExecuteOptions,
+  executeCommand,
+  MEMORY_PROTOCOL_DESCRIPTION,
+  MEMORY_SYSTEM_PROMPT,
+  MEMORY_TOOL_DESCRIPTION,
+  MEMORY_TOOL_READ_ONLY_DESCRIPTION,
+  MEMORY_TOOL_TITLE,
+  type MemoryStore,
+  memoryToolInputSchema,
+  readOnlyRefusal,
+  type ToolResult,
+  unknownToolResult,
+} from "@mem/core";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { checkServerOptions } from "./options.js";
+import { SERVER_NAME, SERVER_VERSION } from "./version.js";
+
+/** The tool's name, as in the Messages API's `memory_20250818` tool. */
+export const MEMORY_TOOL_NAME = "memory";
+/** The name of the prompt holding the memory protocol (SPEC §6). */
+export const MEMORY_PROTOCOL_PROMPT = "memory_protocol";
+/** The URI of the resource holding the memory protocol (SPEC §6). */
+export const MEMORY_PROTOCOL_URI = "memory://protocol";
+
+export interface MemoryMcpServerOptions extends ExecuteOptions {
+  /** Only `view` runs; every other command gets an error result and changes nothing. Default `false`. */
+  readOnly?: boolean;
+  /** Offer the memory protocol of SPEC §6 as a prompt and a resource. Default `true`. */
+  protocol?: boolean;
+}
+
+const toCallToolResult = ({ content, isError }: ToolResult): CallToolResult => ({
+  content: [{ type: "text", text: content }],
+  isError,
+});
+
+/**
+ * An MCP server exposing `store` as one `memory` tool with the six commands of the memory tool. Every
+ * call runs through `executeCommand`, so clients receive the specification's exact text, with `isError`
+ * set on error results. The arguments are handed to the engine unvalidated: malformed or hostile input
+ * gets the engine's own error results, never a protocol error. Calls arriving on one server run one at a
+ * time, in arrival order, like `memoryTool` of `@mem/core/anthropic`; concurrent clients are kept safe by
+ * the store.
+ *
+ * Connect it to a transport yourself, or use `serveStdio` / `serveHttp`.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStore } from "@mem/core";
+ * import { createMemoryMcpServer } from "@mem/mcp";
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+ *
+ * const server = createMemoryMcpServer(new InMemoryStore(), { readOnly: false });
+ * await server.connect(new StdioServerTransport());
+ * ```
+ */
+export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServerOptions = {}): McpServer {
+  checkServerOptions(options);
+  const { readOnly = false, protocol = true, ...execute } = options;
+  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+
+  const tool: Tool = {
+    name: MEMORY_TOOL_NAME,
+    title: MEMORY_TOOL_TITLE,
+    description: readOnly ? MEMORY_TOOL_READ_ONLY_DESCRIPTION : MEMORY_TOOL_DESCRIPTION,
+    inputSchema: memoryToolInputSchema({ readOnly }) as Tool["inputSchema"],
+    annotations: {
+      title: MEMORY_TOOL_TITLE,
+      readOnlyHint: readOnly,
+      destructiveHint: !readOnly,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+  };
+
+  // The low-level handlers, not `registerTool`: the SDK would validate the arguments against a Zod schema
+  // and answer its own error text, where the engine must answer with the specification's.
+  mcp.server.registerCapabilities({ tools: {} });
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+
+  let previous: Promise<unknown> = Promise.resolve();
+  const run = (input: unknown): Promise<ToolResult> => {
+    const task = async (): Promise<ToolResult> => {
+      const refused = readOnly ? readOnlyRefusal(input) : null;
+      return refused ?? (await executeCommand(store, input, execute));
+    };
+    // Both branches: the engine never rejects, but one broken call must not stop every later one.
+    const result = previous.then(task, task);
+    previous = result;
+    return result;
+  };
+
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    if (request.params.name !== MEMORY_TOOL_NAME) {
+      return toCallToolResult(unknownToolResult(request.params.name));
+    }
+    // MCP carries no arguments as an absent field; the memory tool's input is then an empty object.
+    return toCallToolResult(await run(request.params.arguments ?? {}));
+  });
+
+  if (protocol) {
+    mcp.registerPrompt(
+      MEMORY_PROTOCOL_PROMPT,
+      { title: MEMORY_TOOL_TITLE, description: MEMORY_PROTOCOL_DESCRIPTION },
+      () => ({
+        description: MEMORY_PROTOCOL_DESCRIPTION,
+        messages: [{ role: "user", content: { type: "text", text: MEMORY_SYSTEM_PROMPT } }],
+      }),
+    );
+    mcp.registerResource(
+      MEMORY_PROTOCOL_PROMPT,
+      MEMORY_PROTOCOL_URI,
+      { title: MEMORY_TOOL_TITLE, description: MEMORY_PROTOCOL_DESCRIPTION, mimeType: "text/plain" },
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: MEMORY_SYSTEM_PROMPT }] }),
+    );
+  }
+  return mcp;
+}
