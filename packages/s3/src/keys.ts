@@ -1,9 +1,14 @@
 /** The mapping between canonical memory paths and object keys. */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { ROOT, segmentsOf } from "@mem/core";
 
 /** The top-level name under which rename journals live; users can never name it. */
 export const JOURNAL_NAME = ".mem-s3-rename";
+/** The top-level name of the scratch keys on which a store measures the server's conditional writes. */
+export const PROBE_NAME = ".mem-s3-probe";
+
+/** Names the store keeps for itself. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([JOURNAL_NAME, PROBE_NAME]);
 
 export class KeySpace {
   constructor(readonly prefix: string) {
@@ -27,13 +32,18 @@ export class KeySpace {
     if (!key.startsWith(this.prefix)) return null;
     const rest = key.slice(this.prefix.length);
     if (rest === "" || rest.split("/").includes("")) return null;
-    if (rest === JOURNAL_NAME || rest.startsWith(`${JOURNAL_NAME}/`)) return null;
+    if (RESERVED_NAMES.has(rest.split("/", 1)[0]!)) return null;
     return `${ROOT}/${rest}`;
   }
 
   /** Where the journal of a directory rename into `to` lives. */
   journalKey(to: string): string {
     return `${this.journalPrefix}${createHash("sha256").update(to).digest("hex")}.json`;
+  }
+
+  /** A fresh key on which to measure the server's conditional writes (see `conditions.ts`). */
+  scratchKey(): string {
+    return `${this.prefix}${PROBE_NAME}/${randomUUID()}`;
   }
 
   get journalPrefix(): string {

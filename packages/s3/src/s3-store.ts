@@ -19,7 +19,8 @@ import {
   type WriteCondition,
 } from "@mem/core";
 import { Bucket, type ObjectSummary } from "./bucket.js";
-import { JOURNAL_NAME, KeySpace } from "./keys.js";
+import { conditionsOf, missingConditions, unsafeServerFailure } from "./conditions.js";
+import { KeySpace, RESERVED_NAMES } from "./keys.js";
 import { RenameJournal } from "./rename-journal.js";
 
 interface S3StoreCommonOptions {
@@ -32,6 +33,13 @@ interface S3StoreCommonOptions {
   prefix?: string;
   /** Copies running at once during a directory rename; default 8. */
   copyConcurrency?: number;
+  /**
+   * Declares that only this store writes its prefix (one process, one `S3Store`). Needed for servers that
+   * do not enforce conditional writes (such as s3rver): the store then checks conditions itself, per key
+   * in this process, and `capabilities.crossProcessSafe` is `false`. Default `false`: on such a server
+   * every write is refused with a reason that names the missing condition.
+   */
+  singleWriter?: boolean;
 }
 
 export type S3StoreOptions = S3StoreCommonOptions &
@@ -83,7 +91,7 @@ type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
  * ```
  */
 export class S3Store implements MemoryStore {
-  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: false };
+  readonly capabilities: StoreCapabilities;
 
   private readonly client: S3Client;
   private readonly ownsClient: boolean;
@@ -91,8 +99,14 @@ export class S3Store implements MemoryStore {
   private readonly keys: KeySpace;
   private readonly journal: RenameJournal;
   private readonly copyConcurrency: number;
+  private readonly singleWriter: boolean;
 
   constructor(options: S3StoreOptions) {
+    if (options.singleWriter !== undefined && typeof options.singleWriter !== "boolean") {
+      throw new TypeError("S3Store: `singleWriter` must be true or false");
+    }
+    this.singleWriter = options.singleWriter === true;
+    this.capabilities = { crossProcessSafe: !this.singleWriter, atomicDirectoryRename: false };
     this.keys = new KeySpace(options.prefix ?? "");
     if (options.client) {
       this.client = options.client;
@@ -107,7 +121,15 @@ export class S3Store implements MemoryStore {
   }
 
   isReservedName(name: string): boolean {
-    return name === JOURNAL_NAME;
+    return RESERVED_NAMES.has(name);
+  }
+
+  /**
+   * Measures again which conditional writes the server enforces (see "Servers" in the README) and fails
+   * with the reason every write would meet when the store cannot write safely.
+   */
+  async check(): Promise<void> {
+    await this.writable(true);
   }
 
   async read(path: string): Promise<FileData | null> {
@@ -128,6 +150,7 @@ export class S3Store implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    await this.writable();
     const key = this.keys.keyOf(path);
     if ("ifVersion" in condition) {
       const out = await this.bucket.put(key, data, { ifMatch: condition.ifVersion });
@@ -151,6 +174,7 @@ export class S3Store implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
+    await this.writable();
     const found = path === ROOT ? ({ kind: "directory" } as const) : await this.probe(path);
     if (!found) return false;
     if (found.kind === "file") {
@@ -165,6 +189,7 @@ export class S3Store implements MemoryStore {
   }
 
   async rename(from: string, to: string): Promise<void> {
+    await this.writable();
     const [source, target, fileAncestor] = await Promise.all([
       this.probe(from),
       this.probe(to),
@@ -204,6 +229,7 @@ export class S3Store implements MemoryStore {
    * that failed in this process also completes when the same rename is run again.
    */
   async completePendingRenames(): Promise<number> {
+    await this.writable();
     let completed = 0;
     for (const entry of await this.journal.all()) {
       if ((await this.probe(entry.from))?.kind === "directory") {
@@ -218,6 +244,17 @@ export class S3Store implements MemoryStore {
 
   async close(): Promise<void> {
     if (this.ownsClient) this.client.destroy();
+  }
+
+  /**
+   * Resolves once the server's conditional writes are known (measured once per client and bucket, or
+   * again when `fresh`), and throws the reason to refuse writes when they are unsafe on it.
+   */
+  private async writable(fresh = false): Promise<void> {
+    const conditions = await conditionsOf(this.client, this.bucket.name, () => this.keys.scratchKey(), fresh);
+    const missing = missingConditions(conditions);
+    if (missing.length > 0 && !this.singleWriter) throw unsafeServerFailure(missing);
+    this.bucket.conditions = conditions;
   }
 
   /**
