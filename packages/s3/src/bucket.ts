@@ -25,6 +25,21 @@ export interface ObjectSummary {
 /** The most keys one ListObjectsV2 page or one DeleteObjects request carries. */
 export const BATCH = 1000;
 
+/**
+ * S3 keys are at most 1,024 bytes of UTF-8, so a longer key names no object: reads and listings of one
+ * answer "nothing there" without asking (Ceph RGW would answer 400 `InvalidObjectName`), and writes of
+ * one fail without asking, the same way on every server (s3rver has no limit).
+ */
+const MAX_KEY_BYTES = 1024;
+const tooLong = (key: string): boolean => Buffer.byteLength(key) > MAX_KEY_BYTES;
+const refuseTooLong = (key: string): void => {
+  if (tooLong(key)) {
+    throw new StoreFailureError(
+      `the S3 key would be ${Buffer.byteLength(key)} bytes, prefix included; S3 allows at most ${MAX_KEY_BYTES}`,
+    );
+  }
+};
+
 /** The outcome of a conditional write that did not hold. */
 export type Refusal = "precondition" | "conflict" | "missing";
 
@@ -49,6 +64,7 @@ export class Bucket {
 
   /** The object's bytes and ETag, or `null` when there is no such key. */
   async get(key: string): Promise<{ data: Uint8Array; etag: string } | null> {
+    if (tooLong(key)) return null;
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: key }));
       const data = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
@@ -61,6 +77,7 @@ export class Bucket {
 
   /** The object's size, ETag and write id, or `null` when there is no such key. */
   async head(key: string): Promise<{ size: number; etag: string; writeId: string | undefined } | null> {
+    if (tooLong(key)) return null;
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: key }));
       return { size: out.ContentLength ?? 0, etag: out.ETag ?? "", writeId: out.Metadata?.[WRITE_ID] };
@@ -86,6 +103,7 @@ export class Bucket {
     condition: PutCondition,
     options: { contentType?: string; exact?: boolean } = {},
   ): Promise<{ etag: string } | { refused: Refusal }> {
+    refuseTooLong(key);
     const enforced = "ifMatch" in condition ? this.conditions.ifMatch !== null : this.conditions.ifNoneMatch;
     if (enforced) return this.send(key, data, condition, options);
     return this.keyLocks.run(key, async () => {
@@ -165,6 +183,7 @@ export class Bucket {
    * GetObject and a PutObject with `If-None-Match: *` instead.
    */
   async copyIfAbsent(from: string, to: string, exact = true): Promise<"copied" | "exists" | "missing"> {
+    refuseTooLong(to);
     if (!this.conditions.copyIfNoneMatch) {
       const source = await this.get(from);
       if (!source) return "missing";
@@ -261,6 +280,7 @@ export class Bucket {
     maxKeys: number,
     token?: string,
   ): Promise<{ objects: ObjectSummary[]; next: string | undefined }> {
+    if (tooLong(prefix)) return { objects: [], next: undefined };
     try {
       const out = await this.client.send(
         new ListObjectsV2Command({

@@ -148,8 +148,8 @@ export function conditionsOf(
   scratchKey: () => string,
   fresh = false,
 ): Promise<ServerConditions> {
-  let byBucket = measured.get(client);
-  if (!byBucket) measured.set(client, (byBucket = new Map()));
+  const byBucket = measured.get(client) ?? new Map<string, Promise<ServerConditions>>();
+  measured.set(client, byBucket);
   const known = byBucket.get(bucket);
   if (known && !fresh) return known;
   const probe = probeConditions(client, bucket, scratchKey());
