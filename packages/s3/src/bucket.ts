@@ -218,6 +218,14 @@ export class Bucket {
 
   /** Deletes a key; deleting a missing key succeeds. */
   async deleteOne(key: string): Promise<void> {
+    // Where the store checks conditions itself, a delete must not fall between a check and its write.
+    if (!this.conditions.ifNoneMatch || this.conditions.ifMatch === null) {
+      return this.keyLocks.run(key, () => this.sendDelete(key));
+    }
+    return this.sendDelete(key);
+  }
+
+  private async sendDelete(key: string): Promise<void> {
     const command = new DeleteObjectCommand({ Bucket: this.name, Key: key });
     const attempts = trackAttempts(command);
     try {

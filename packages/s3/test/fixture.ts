@@ -13,8 +13,9 @@ export interface S3Fixture {
   store(prefix?: string): S3Store;
   /**
    * A store over `prefix` (default: a fresh one) with a client of its own through the proxy, made with
-   * `options` (`maxAttempts: 1` turns the SDK's retries off), its server already probed (`check()`), so
-   * the faults a test injects afterwards meet only the test's own requests; close it when done.
+   * `options` (`maxAttempts: 1` turns the SDK's retries off), its server already probed (`check()`, whose
+   * requests are then cleared from the log), so the faults and counts of a test meet only its own
+   * requests; close it when done.
    */
   ownStore(options: { maxAttempts: number; requestTimeout?: number }, prefix?: string): Promise<S3Store>;
   /** Every object under `prefix` with its body, read straight from s3rver: the stored tree. */
@@ -58,6 +59,7 @@ export async function startFixture(): Promise<S3Fixture> {
         prefix,
       });
       await store.check();
+      server.requests.reset();
       return store;
     },
     async tree(prefix) {
