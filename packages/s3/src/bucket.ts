@@ -94,8 +94,8 @@ export class Bucket {
    * object's write id tells: this write's own object is a success, anything else an outcome that cannot
    * be known, thrown as a `StoreFailureError` with `mayBeApplied`. Without `exact`, a refusal after a lost
    * answer is returned as it is. Where the server does not enforce the condition (only with
-   * `singleWriter`), the condition is checked with a HeadObject while no other write of this bucket
-   * object to the key runs.
+   * `singleWriter`), the condition is checked with a HeadObject, with no other write or delete of the key
+   * through this `Bucket` in between.
    */
   async put(
     key: string,
