@@ -79,7 +79,10 @@ export async function probeConditions(
     } catch (error) {
       const status = statusOf(error);
       const noBucket = (error as { name?: unknown }).name === "NoSuchBucket";
-      if (status === 412 || (status === 404 && !noBucket)) return { status, etag: "" };
+      // 400 and 501: a server that rejects the condition header, which is as good as not enforcing it.
+      const refused = status === 412 || status === 400 || status === 501 || (status === 404 && !noBucket);
+      const conditional = condition.IfMatch !== undefined || condition.IfNoneMatch !== undefined;
+      if (refused && conditional) return { status, etag: "" };
       throw storeFailure("PutObject", error);
     }
   };
@@ -91,12 +94,11 @@ export async function probeConditions(
     }
   };
 
-  const created = await put("a", { IfNoneMatch: "*" });
-  if (created.status !== 200) {
-    throw new StoreFailureError(`S3 PutObject returned HTTP ${created.status} for a new key`);
-  }
+  const first = await put("a", { IfNoneMatch: "*" });
+  // Refused on a fresh key: the condition is unusable, and the key is made without it for the next steps.
+  const created = first.status === 200 ? first : await put("a", {});
   // The same body again: if the server ignores the condition, the object and its ETag stay the same.
-  const ifNoneMatch = (await put("a", { IfNoneMatch: "*" })).status === 412;
+  const ifNoneMatch = first.status === 200 && (await put("a", { IfNoneMatch: "*" })).status === 412;
   let ifMatch: ServerConditions["ifMatch"] = null;
   let current = created.etag;
   for (const form of ["quoted", "bare"] as const) {

@@ -123,6 +123,34 @@ describe("measuring the server's conditional writes", () => {
     });
   });
 
+  it("takes a condition the server rejects (501) as not enforced, and singleWriter then writes without it", async () => {
+    const client = new S3Client({
+      endpoint: fx.server.endpoint,
+      region: fx.server.region,
+      credentials: fx.server.credentials,
+      forcePathStyle: true,
+    });
+    fx.server.failNext({ op: "PutObject", conditional: true, status: 501, count: Number.POSITIVE_INFINITY });
+    try {
+      const prefix = freshPrefix();
+      expect(await probeConditions(client, fx.server.bucket, `${prefix}.mem-s3-probe/x`)).toEqual({
+        ifNoneMatch: false,
+        ifMatch: null,
+        copyIfNoneMatch: true,
+      });
+      const store = new S3Store({ client, bucket: fx.server.bucket, prefix, singleWriter: true });
+      const input = { command: "create", path: "/memories/a.md", file_text: "a" };
+      expect(await executeCommand(store, input)).toMatchObject({ isError: false });
+      expect(await executeCommand(store, input)).toEqual({
+        content: "Error: File /memories/a.md already exists",
+        isError: true,
+      });
+      expect(await fx.tree(prefix)).toEqual({ "a.md": "a" });
+    } finally {
+      client.destroy();
+    }
+  });
+
   it("measures again on check(), and a failed measurement is a store failure", async () => {
     await fx.store().check();
     expect(fx.server.requests.counts().PutObject).toBe(5);
