@@ -56,8 +56,9 @@ export const ifMatchValue = (etag: string, form: "quoted" | "bare"): string => {
 
 /**
  * Measures, on the scratch key `key` (which must not exist and is deleted afterwards), which conditions
- * the server enforces: 8 requests (7 PutObject-or-CopyObject steps and a DeleteObject), 9 when `If-Match`
- * only works unquoted. A failure of a request the measurement needs is thrown as a `StoreFailureError`.
+ * the server enforces: 7 requests (5 PutObject, 1 CopyObject, 1 DeleteObject), one more PutObject when
+ * `If-Match` only works unquoted, and one more DeleteObject when `If-Match` on a missing key creates it.
+ * A failure of a request the measurement needs is thrown as a `StoreFailureError`.
  */
 export async function probeConditions(
   client: S3Client,
