@@ -75,7 +75,7 @@ export class AccessIndex {
         this.key,
         serialize(times),
         object ? { ifMatch: object.etag } : { ifNoneMatch: "*" },
-        "application/json",
+        { contentType: "application/json" },
       );
       if (!("refused" in out)) return;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));

@@ -16,6 +16,8 @@ interface LooseStack {
 export interface AttemptLog {
   /** The failure of the first attempt that may have reached the server, if any did. */
   lost: unknown;
+  /** True when an attempt was answered 500 InternalError (see `trackAttempts`). */
+  internalError: boolean;
 }
 
 /** Network failures that prove the request never left: no connection was ever made. */
@@ -39,16 +41,19 @@ export const mayHaveReachedServer = (error: unknown): boolean => {
 
 /**
  * Watches every attempt of `command` (inside the SDK's retry loop) and records the first one that may
- * have reached the server without an answer.
+ * have reached the server without an answer, and whether one was answered with a 500: Ceph RGW gives the
+ * losers of concurrent `If-Match` writes a 500 instead of a 412, so a conditional write checks its own
+ * write id after one.
  */
 export const trackAttempts = (command: { middlewareStack: object }): AttemptLog => {
-  const log: AttemptLog = { lost: undefined };
+  const log: AttemptLog = { lost: undefined, internalError: false };
   (command.middlewareStack as LooseStack).add(
     (next) => async (args) => {
       try {
         return await next(args);
       } catch (error) {
         if (log.lost === undefined && mayHaveReachedServer(error)) log.lost = error;
+        if (statusOf(error) === 500) log.internalError = true;
         throw error;
       }
     },

@@ -12,6 +12,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { StoreFailureError } from "@mem/core";
 import { type AttemptLog, trackAttempts } from "./attempts.js";
+import { ifMatchValue, S3_CONDITIONS, type ServerConditions } from "./conditions.js";
 import { statusOf, storeFailure } from "./failure.js";
 import { copySourceOf } from "./keys.js";
 
@@ -24,6 +25,21 @@ export interface ObjectSummary {
 /** The most keys one ListObjectsV2 page or one DeleteObjects request carries. */
 export const BATCH = 1000;
 
+/**
+ * S3 keys are at most 1,024 bytes of UTF-8, so a longer key names no object: reads and listings of one
+ * answer "nothing there" without asking (Ceph RGW would answer 400 `InvalidObjectName`), and writes of
+ * one fail without asking, the same way on every server (s3rver has no limit).
+ */
+const MAX_KEY_BYTES = 1024;
+const tooLong = (key: string): boolean => Buffer.byteLength(key) > MAX_KEY_BYTES;
+const refuseTooLong = (key: string): void => {
+  if (tooLong(key)) {
+    throw new StoreFailureError(
+      `the S3 key would be ${Buffer.byteLength(key)} bytes, prefix included; S3 allows at most ${MAX_KEY_BYTES}`,
+    );
+  }
+};
+
 /** The outcome of a conditional write that did not hold. */
 export type Refusal = "precondition" | "conflict" | "missing";
 
@@ -33,7 +49,14 @@ export type Refusal = "precondition" | "conflict" | "missing";
  */
 export const WRITE_ID = "mem-write-id";
 
+/** The condition of a PutObject. */
+export type PutCondition = { ifNoneMatch: "*" } | { ifMatch: string };
+
 export class Bucket {
+  /** What the server enforces; the store sets what its probe measured before its first write. */
+  conditions: ServerConditions = S3_CONDITIONS;
+  private readonly keyLocks = new KeyLocks();
+
   constructor(
     private readonly client: S3Client,
     readonly name: string,
@@ -41,6 +64,7 @@ export class Bucket {
 
   /** The object's bytes and ETag, or `null` when there is no such key. */
   async get(key: string): Promise<{ data: Uint8Array; etag: string } | null> {
+    if (tooLong(key)) return null;
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: key }));
       const data = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
@@ -53,6 +77,7 @@ export class Bucket {
 
   /** The object's size, ETag and write id, or `null` when there is no such key. */
   async head(key: string): Promise<{ size: number; etag: string; writeId: string | undefined } | null> {
+    if (tooLong(key)) return null;
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: key }));
       return { size: out.ContentLength ?? 0, etag: out.ETag ?? "", writeId: out.Metadata?.[WRITE_ID] };
@@ -67,15 +92,39 @@ export class Bucket {
    * Returns the new ETag, or why the condition did not hold. When an attempt may have been applied
    * without its answer coming back (the SDK then retries, and the retry meets the earlier write), the
    * object's write id tells: this write's own object is a success, anything else an outcome that cannot
-   * be known, thrown as a `StoreFailureError` with `mayBeApplied`.
+   * be known, thrown as a `StoreFailureError` with `mayBeApplied`. Without `exact`, a refusal after a lost
+   * answer is returned as it is. Where the server does not enforce the condition (only with
+   * `singleWriter`), the condition is checked with a HeadObject, with no other write or delete of the key
+   * through this `Bucket` in between.
    */
   async put(
     key: string,
     data: Uint8Array,
-    condition: { ifNoneMatch: "*" } | { ifMatch: string },
-    contentType = "application/octet-stream",
+    condition: PutCondition,
+    options: { contentType?: string; exact?: boolean } = {},
+  ): Promise<{ etag: string } | { refused: Refusal }> {
+    refuseTooLong(key);
+    const enforced = "ifMatch" in condition ? this.conditions.ifMatch !== null : this.conditions.ifNoneMatch;
+    if (enforced) return this.send(key, data, condition, options);
+    return this.keyLocks.run(key, async () => {
+      const current = await this.head(key);
+      if ("ifMatch" in condition) {
+        if (!current) return { refused: "missing" };
+        if (ifMatchValue(current.etag, "bare") !== ifMatchValue(condition.ifMatch, "bare"))
+          return { refused: "precondition" };
+      } else if (current) return { refused: "precondition" };
+      return this.send(key, data, null, options);
+    });
+  }
+
+  private async send(
+    key: string,
+    data: Uint8Array,
+    condition: PutCondition | null,
+    { contentType = "application/octet-stream", exact = true }: { contentType?: string; exact?: boolean },
   ): Promise<{ etag: string } | { refused: Refusal }> {
     const writeId = randomUUID();
+    const form = this.conditions.ifMatch ?? "quoted";
     const command = new PutObjectCommand({
       Bucket: this.name,
       Key: key,
@@ -83,21 +132,44 @@ export class Bucket {
       ContentLength: data.byteLength,
       ContentType: contentType,
       Metadata: { [WRITE_ID]: writeId },
-      ...("ifMatch" in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: "*" }),
+      ...(condition === null
+        ? {}
+        : "ifMatch" in condition
+          ? { IfMatch: ifMatchValue(condition.ifMatch, form) }
+          : { IfNoneMatch: "*" }),
     });
     const attempts = trackAttempts(command);
     try {
       const out = await this.client.send(command);
       return { etag: out.ETag ?? "" };
     } catch (error) {
-      if (attempts.lost !== undefined) {
+      const status = statusOf(error);
+      const refusal: Refusal | undefined =
+        status === 412
+          ? "precondition"
+          : status === 409
+            ? "conflict"
+            : status === 404 &&
+                condition !== null &&
+                "ifMatch" in condition &&
+                nameOf(error) !== "NoSuchBucket"
+              ? "missing"
+              : undefined;
+      if (attempts.lost !== undefined && (exact || refusal === undefined)) {
         return { etag: await this.ownVersion("PutObject", key, writeId, attempts) };
       }
-      const status = statusOf(error);
-      if (status === 412) return { refused: "precondition" };
-      if (status === 409) return { refused: "conflict" };
-      if (status === 404 && "ifMatch" in condition && nameOf(error) !== "NoSuchBucket")
-        return { refused: "missing" };
+      if (attempts.internalError && condition !== null) {
+        // A 500 to a conditional write (Ceph RGW's answer to the losers of a race) decides nothing by
+        // itself: the object's write id tells whether an attempt was applied.
+        const current = await this.head(key).catch(() => {
+          throw storeFailure("PutObject", error, { mayBeApplied: true });
+        });
+        if (current?.writeId === writeId) return { etag: current.etag };
+        if (refusal !== undefined) return { refused: refusal };
+        if (status === 500)
+          return { refused: "ifNoneMatch" in condition && current ? "precondition" : "conflict" };
+      }
+      if (refusal !== undefined) return { refused: refusal };
       throw storeFailure("PutObject", error);
     }
   }
@@ -107,9 +179,17 @@ export class Bucket {
    * `"missing"` when `from` is gone. The copy gets a write id of its own, so that after a lost answer
    * `exact` (the default) can tell this copy from someone else's object, as `put` does. Without `exact`,
    * a refusal after a lost answer is returned as it is: fine where "the destination is taken" is all
-   * that matters.
+   * that matters. On a server whose CopyObject ignores `If-None-Match` (Ceph RGW), the copy is a
+   * GetObject and a PutObject with `If-None-Match: *` instead.
    */
   async copyIfAbsent(from: string, to: string, exact = true): Promise<"copied" | "exists" | "missing"> {
+    refuseTooLong(to);
+    if (!this.conditions.copyIfNoneMatch) {
+      const source = await this.get(from);
+      if (!source) return "missing";
+      const out = await this.put(to, source.data, { ifNoneMatch: "*" }, { exact });
+      return "refused" in out ? "exists" : "copied";
+    }
     const writeId = randomUUID();
     const command = new CopyObjectCommand({
       Bucket: this.name,
@@ -138,6 +218,14 @@ export class Bucket {
 
   /** Deletes a key; deleting a missing key succeeds. */
   async deleteOne(key: string): Promise<void> {
+    // Where the store checks conditions itself, a delete must not fall between a check and its write.
+    if (!this.conditions.ifNoneMatch || this.conditions.ifMatch === null) {
+      return this.keyLocks.run(key, () => this.sendDelete(key));
+    }
+    return this.sendDelete(key);
+  }
+
+  private async sendDelete(key: string): Promise<void> {
     const command = new DeleteObjectCommand({ Bucket: this.name, Key: key });
     const attempts = trackAttempts(command);
     try {
@@ -200,6 +288,7 @@ export class Bucket {
     maxKeys: number,
     token?: string,
   ): Promise<{ objects: ObjectSummary[]; next: string | undefined }> {
+    if (tooLong(prefix)) return { objects: [], next: undefined };
     try {
       const out = await this.client.send(
         new ListObjectsV2Command({
@@ -232,3 +321,20 @@ export class Bucket {
 }
 
 const nameOf = (error: unknown): unknown => (error as { name?: unknown } | null)?.name;
+
+/** Runs tasks on the same key one after another, tasks on different keys at once. */
+class KeyLocks {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(task, task);
+    const tail = result.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await result;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}

@@ -1,9 +1,11 @@
 /** The mapping between canonical memory paths and object keys. */
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { ROOT, segmentsOf } from "@mem/core";
 
 /** The top-level name under which rename journals live; users can never name it. */
 export const JOURNAL_NAME = ".mem-s3-rename";
+/** The top-level name of the scratch keys on which a store measures the server's conditional writes. */
+export const PROBE_NAME = ".mem-s3-probe";
 
 /** The top-level name under which tenants live: `{prefix}.mem-s3-tenants/{tenant}/` is a scope's prefix. */
 export const TENANTS_NAME = ".mem-s3-tenants";
@@ -12,7 +14,12 @@ export const TENANTS_NAME = ".mem-s3-tenants";
 export const ACCESS_NAME = ".mem-s3-access.json";
 
 /** Names the store keeps for itself; users can never name them. */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([JOURNAL_NAME, TENANTS_NAME, ACCESS_NAME]);
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  JOURNAL_NAME,
+  PROBE_NAME,
+  TENANTS_NAME,
+  ACCESS_NAME,
+]);
 
 export class KeySpace {
   constructor(readonly prefix: string) {
@@ -53,6 +60,11 @@ export class KeySpace {
 
   get accessKey(): string {
     return `${this.prefix}${ACCESS_NAME}`;
+  }
+
+  /** A fresh key on which to measure the server's conditional writes (see `conditions.ts`). */
+  scratchKey(): string {
+    return `${this.prefix}${PROBE_NAME}/${randomUUID()}`;
   }
 
   get journalPrefix(): string {

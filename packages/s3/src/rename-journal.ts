@@ -16,6 +16,7 @@ type Probe = (path: string) => Promise<{ kind: "file" | "directory" } | null>;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const JSON_TYPE = { contentType: "application/json" };
 
 const parse = (data: Uint8Array): JournalEntry | null => {
   try {
@@ -49,14 +50,14 @@ export class RenameJournal {
     const key = this.keys.journalKey(to);
     const body = encoder.encode(JSON.stringify({ from, to } satisfies JournalEntry));
     for (let attempt = 0; attempt < 3; attempt++) {
-      const created = await this.bucket.put(key, body, { ifNoneMatch: "*" }, "application/json");
+      const created = await this.bucket.put(key, body, { ifNoneMatch: "*" }, JSON_TYPE);
       if (!("refused" in created)) return true;
       const existing = await this.bucket.get(key);
       if (!existing) continue;
       const entry = parse(existing.data);
       if (entry?.from === from && entry.to === to) return true;
       if (entry && (await probe(entry.from))?.kind === "directory") return false;
-      const replaced = await this.bucket.put(key, body, { ifMatch: existing.etag }, "application/json");
+      const replaced = await this.bucket.put(key, body, { ifMatch: existing.etag }, JSON_TYPE);
       if (!("refused" in replaced)) return true;
     }
     return false;

@@ -27,6 +27,7 @@ import {
 } from "@mem/core";
 import { AccessIndex } from "./access-index.js";
 import { Bucket, type ObjectSummary } from "./bucket.js";
+import { conditionsOf, missingConditions, unsafeServerFailure } from "./conditions.js";
 import { KeySpace, RESERVED_NAMES } from "./keys.js";
 import { RenameJournal } from "./rename-journal.js";
 
@@ -46,6 +47,13 @@ interface S3StoreCommonOptions extends ExpiryOptions {
    * earlier. Default 60.
    */
   accessResolutionSeconds?: number;
+  /**
+   * Declares that only this store writes its prefix (one process, one `S3Store`). Needed for servers that
+   * do not enforce conditional writes (such as s3rver): the store then checks conditions itself, per key
+   * in this process, and `capabilities.crossProcessSafe` is `false`. Default `false`: on such a server
+   * every write is refused with a reason that names the missing condition.
+   */
+  singleWriter?: boolean;
 }
 
 export type S3StoreOptions = S3StoreCommonOptions &
@@ -97,7 +105,7 @@ type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
  * ```
  */
 export class S3Store implements MemoryStore {
-  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: false };
+  readonly capabilities: StoreCapabilities;
 
   private readonly client: S3Client;
   private readonly ownsClient: boolean;
@@ -107,6 +115,7 @@ export class S3Store implements MemoryStore {
   private readonly copyConcurrency: number;
   private readonly options: S3StoreOptions;
   private readonly index: AccessIndex | null;
+  private readonly singleWriter: boolean;
 
   constructor(options: S3StoreOptions) {
     const o = checkOptions("S3Store", options);
@@ -116,6 +125,11 @@ export class S3Store implements MemoryStore {
     o.object("client", { optional: true });
     o.object("clientConfig", { optional: true });
     o.integer("copyConcurrency", { optional: true, min: 1 });
+    if (options.singleWriter !== undefined && typeof options.singleWriter !== "boolean") {
+      throw new TypeError("S3Store: `singleWriter` must be true or false");
+    }
+    this.singleWriter = options.singleWriter === true;
+    this.capabilities = { crossProcessSafe: !this.singleWriter, atomicDirectoryRename: false };
     this.keys = new KeySpace(options.prefix ?? "");
     if (options.client) {
       this.client = options.client;
@@ -184,10 +198,13 @@ export class S3Store implements MemoryStore {
 
   /**
    * Fails fast with `StoreFailureError` when the bucket is missing, the endpoint unreachable, or the
-   * credentials refused: one listing request of at most one key under the prefix.
+   * credentials refused (one listing request of at most one key under the prefix), then measures again
+   * which conditional writes the server enforces (see "Servers" in the README) and fails with the reason
+   * every write would meet when the store cannot write safely.
    */
   async check(): Promise<void> {
     await this.bucket.listPage(this.keys.prefix, 1);
+    await this.writable(true);
   }
 
   isReservedName(name: string): boolean {
@@ -242,6 +259,7 @@ export class S3Store implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    await this.writable();
     const index = this.index;
     if (!index) return this.writeObject(path, data, condition);
     if ("ifVersion" in condition) {
@@ -299,6 +317,7 @@ export class S3Store implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
+    await this.writable();
     const index = this.index;
     if (!index) return this.deleteObjects(path);
     await this.reap(path);
@@ -326,6 +345,7 @@ export class S3Store implements MemoryStore {
   }
 
   async rename(from: string, to: string): Promise<void> {
+    await this.writable();
     const index = this.index;
     if (!index) return this.moveObjects(from, to);
     await this.reap(from);
@@ -381,6 +401,7 @@ export class S3Store implements MemoryStore {
    * that failed in this process also completes when the same rename is run again.
    */
   async completePendingRenames(): Promise<number> {
+    await this.writable();
     let completed = 0;
     for (const entry of await this.journal.all()) {
       if ((await this.probe(entry.from))?.kind === "directory") {
@@ -395,6 +416,17 @@ export class S3Store implements MemoryStore {
 
   async close(): Promise<void> {
     if (this.ownsClient) this.client.destroy();
+  }
+
+  /**
+   * Resolves once the server's conditional writes are known (measured once per client and bucket, or
+   * again when `fresh`), and throws the reason to refuse writes when they are unsafe on it.
+   */
+  private async writable(fresh = false): Promise<void> {
+    const conditions = await conditionsOf(this.client, this.bucket.name, () => this.keys.scratchKey(), fresh);
+    const missing = missingConditions(conditions);
+    if (missing.length > 0 && !this.singleWriter) throw unsafeServerFailure(missing);
+    this.bucket.conditions = conditions;
   }
 
   /**

@@ -170,7 +170,7 @@ describe("a response lost after the server applied the request (SDK retries on)"
 describe("outcomes without SDK retries", () => {
   it("a write whose answer was lost is recognised when its object shows it", async () => {
     const prefix = freshPrefix();
-    const store = fx.ownStore({ maxAttempts: 1 }, prefix);
+    const store = await fx.ownStore({ maxAttempts: 1 }, prefix);
     try {
       fx.server.failNext({ op: "PutObject", conditional: true, drop: "response" });
       const created = await executeCommand(store, {
@@ -199,7 +199,7 @@ describe("outcomes without SDK retries", () => {
 
   it("a write that timed out after it left says the change may still be applied", async () => {
     const prefix = freshPrefix();
-    const store = fx.ownStore({ maxAttempts: 1, requestTimeout: 300 }, prefix);
+    const store = await fx.ownStore({ maxAttempts: 1, requestTimeout: 300 }, prefix);
     try {
       fx.server.failNext({ op: "PutObject", hang: true });
       const created = await executeCommand(store, {
@@ -220,7 +220,7 @@ describe("outcomes without SDK retries", () => {
 
   it("a lost answer that cannot be checked says the change may still be applied", async () => {
     const { prefix } = await storeWith({ "e.md": "one\n" });
-    const store = fx.ownStore({ maxAttempts: 1 }, prefix);
+    const store = await fx.ownStore({ maxAttempts: 1 }, prefix);
     try {
       fx.server.failNext({ op: "PutObject", conditional: true, drop: "response" });
       fx.server.failNext({ op: "HeadObject", status: 500 });

@@ -13,9 +13,11 @@ export interface S3Fixture {
   store(prefix?: string): S3Store;
   /**
    * A store over `prefix` (default: a fresh one) with a client of its own through the proxy, made with
-   * `options` (`maxAttempts: 1` turns the SDK's retries off); close it when done.
+   * `options` (`maxAttempts: 1` turns the SDK's retries off), its server already probed (`check()`, whose
+   * requests are then cleared from the log), so the faults and counts of a test meet only its own
+   * requests; close it when done.
    */
-  ownStore(options: { maxAttempts: number; requestTimeout?: number }, prefix?: string): S3Store;
+  ownStore(options: { maxAttempts: number; requestTimeout?: number }, prefix?: string): Promise<S3Store>;
   /** Every object under `prefix` with its body, read straight from s3rver: the stored tree. */
   tree(prefix: string): Promise<Record<string, string>>;
   /** Every key under `prefix` (listed through the proxy: s3rver alone cannot paginate on Node >= 17). */
@@ -39,13 +41,15 @@ export async function startFixture(): Promise<S3Fixture> {
   });
   const client = new S3Client(config(server.endpoint));
   const direct = new S3Client(config(server.directEndpoint));
+  // Stores sharing `client` probe its conditional writes once: done here, before any test injects faults.
+  await new S3Store({ client, bucket: server.bucket, prefix: freshPrefix() }).check();
   return {
     server,
     client,
     direct,
     store: (prefix = freshPrefix()) => new S3Store({ client, bucket: server.bucket, prefix }),
-    ownStore: ({ maxAttempts, requestTimeout }, prefix = freshPrefix()) =>
-      new S3Store({
+    async ownStore({ maxAttempts, requestTimeout }, prefix = freshPrefix()) {
+      const store = new S3Store({
         clientConfig: {
           ...config(server.endpoint),
           maxAttempts,
@@ -53,7 +57,11 @@ export async function startFixture(): Promise<S3Fixture> {
         },
         bucket: server.bucket,
         prefix,
-      }),
+      });
+      await store.check();
+      server.requests.reset();
+      return store;
+    },
     async tree(prefix) {
       const out: Record<string, string> = {};
       const listed = await direct.send(new ListObjectsV2Command({ Bucket: server.bucket, Prefix: prefix }));

@@ -217,7 +217,7 @@ describe("directory rename resumed under faults", () => {
       const count = 50;
       const names = Array.from({ length: count }, (_, i) => `f${String(i).padStart(2, "0")}.md`);
       await fx.seed(names.map((name) => ({ key: `${prefix}src/${name}`, body: `body of ${name}\n` })));
-      const store = fx.ownStore({ maxAttempts: 1 }, prefix);
+      const store = await fx.ownStore({ maxAttempts: 1 }, prefix);
       const keysUnder = async (dir: string) =>
         (
           await fx.direct.send(

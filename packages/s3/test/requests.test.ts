@@ -12,7 +12,8 @@ afterAll(async () => {
   await fx?.stop();
 });
 
-// The S3 requests one tool call makes, as documented in the README (core's call sequence included).
+// The S3 requests one tool call makes, as documented in the README (core's call sequence included). The
+// fixture's client has measured the server's conditions already; that check is counted in servers.test.ts.
 const cases: { name: string; input: Record<string, unknown>; expected: Record<string, number> }[] = [
   { name: "view a file", input: { command: "view", path: "/memories/notes.md" }, expected: { GetObject: 1 } },
   { name: "view /memories", input: { command: "view", path: "/memories" }, expected: { ListObjectsV2: 1 } },

@@ -149,6 +149,11 @@ export interface S3TestServer {
 export interface StartS3Options {
   /** Bucket created at start; default `test-bucket`. */
   bucket?: string;
+  /**
+   * `false`: the proxy passes `If-None-Match` and `If-Match` through to s3rver, which ignores them, as a
+   * server without conditional writes does; everything else it adds stays. Default `true`.
+   */
+  enforceConditions?: boolean;
 }
 
 interface S3rverObjectStore {
@@ -613,7 +618,7 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
         record(parsed, method, await deleteBatch(req, res, parsed), false);
         return;
       }
-      const refuse = await preconditionStatus(req, parsed);
+      const refuse = options.enforceConditions === false ? 0 : await preconditionStatus(req, parsed);
       if (refuse !== 0) {
         req.resume();
         if (refuse === 412)

@@ -434,6 +434,24 @@ describe("DeleteObjects", () => {
   });
 });
 
+describe("without enforced conditions", () => {
+  it("passes If-None-Match and If-Match through to s3rver, which ignores them", async () => {
+    const other = await startS3({ enforceConditions: false });
+    try {
+      const at = `${other.endpoint}/${other.bucket}/k`;
+      const send = (body: string, headers: Record<string, string>) =>
+        fetch(at, { method: "PUT", body, headers }).then((res) => res.status);
+      expect(await send("one", { "if-none-match": "*" })).toBe(200);
+      expect(await send("two", { "if-none-match": "*" })).toBe(200);
+      expect(await send("three", { "if-match": '"0000"' })).toBe(200);
+      expect(await (await fetch(at)).text()).toBe("three");
+      expect(other.requests.counts()).toEqual({ PutObject: 3, GetObject: 1 });
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe("stop", () => {
   it("closes the endpoint and can be called twice", async () => {
     const other = await startS3();
