@@ -87,7 +87,7 @@ const sides = new WeakMap<HistoryStore, MemoryStore>();
 runConformance<HistoryStore>({
   name: "HistoryStore over S3Store, versions in a second store (s3rver behind the conditional-write proxy)",
   create: () => {
-    const prefix = `history-${process.pid}-${++count}/`;
+    const prefix = `h${++count}/`;
     const inner = s3Store(prefix);
     prefixes.set(inner, prefix);
     const side = new InMemoryStore();
