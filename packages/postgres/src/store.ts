@@ -14,6 +14,7 @@ import {
   ROOT,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   StoreFailureError,
   type SweepResult,
   sleep,
@@ -114,6 +115,11 @@ const statements = (n: SqlNames) => {
     ),
     usageExpiring: named("usage-expiring", `SELECT r_files, r_bytes FROM ${f("usage")}($1, $2)`),
     sweep: named("sweep", `SELECT r_path, r_size FROM ${f("sweep")}($1, $2)`),
+    files: named(
+      "files",
+      `SELECT path AS r_path, size AS r_size FROM ${n.table}
+       WHERE tenant = $1 AND kind = 'f' AND ($2::bigint IS NULL OR accessed_at >= $2) ORDER BY path`,
+    ),
     version: named("version", versionSql(n)),
   };
 };
@@ -321,6 +327,12 @@ export class PostgresStore implements MemoryStore {
         : await this.#run(sql.usageExpiring, [this.tenant, cutoff], false);
     const row = result.rows[0];
     return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
+  }
+
+  /** Every live file of this tenant with its size, hidden ones included, in one statement. */
+  async files(): Promise<StoredFile[]> {
+    const result = await this.#run(this.#shared.sql.files, [this.tenant, this.#cutoff()], false);
+    return result.rows.map((row) => ({ path: String(row["r_path"]), size: Number(row["r_size"]) }));
   }
 
   /** Removes this tenant's expired files (none without `expireAfterSeconds`) and reports them. */

@@ -445,7 +445,23 @@ describe("expiry", () => {
         "5B\t/memories\n5B\t/memories/keep.md",
     );
     expect(await store.usage()).toEqual({ files: 1, bytes: 5 });
+    expect(await store.files()).toEqual([{ path: "/memories/keep.md", size: 5 }]);
     await create(store, "/memories/d/old.md", "new\n");
+  });
+
+  it("lists every file of its tenant with files(), hidden ones included, in one statement", async () => {
+    const counter = new QueryCounter();
+    const store = pg.store({}, counter.attach(pg.pool()));
+    await create(store, "/memories/a/b.md", "12345");
+    await create(store, "/memories/.hidden/c.md", "123");
+    await create(store, "/memories/node_modules/x/d.md", "1");
+    await create(store.scope("someone-else"), "/memories/other.md", "x");
+    expect(await counter.during(() => store.files())).toBe(1);
+    expect(await store.files()).toEqual([
+      { path: "/memories/.hidden/c.md", size: 3 },
+      { path: "/memories/a/b.md", size: 5 },
+      { path: "/memories/node_modules/x/d.md", size: 1 },
+    ]);
   });
 
   it("counts views, edits and renames as access, listings and stat not", async () => {
