@@ -99,6 +99,7 @@ describe("the success snippet", () => {
           ok: true,
           text: next,
           reply: HEAD + slowSnippet(next, before.length, newStr),
+          changed: { start: before.length, end: before.length + newStr.length },
         });
       }),
       { numRuns: 3000 },
