@@ -3,19 +3,10 @@
  * protocols other than the Messages API (MCP, function calling) publish for it. The Messages API's own
  * `memory_20250818` tool needs none of this; its description is built into the model.
  */
+import { toolText } from "./messages.js";
 
 /** A short human-readable name for the tool. */
-export const MEMORY_TOOL_TITLE = "Memory";
-
-const COMMANDS = `Commands (set \`command\` and the parameters it names):
-- view: \`path\`, optional \`view_range\`. A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
-- create: \`path\`, \`file_text\`. Creates a new file (missing directories are made). It never overwrites: an existing file is an error.
-- str_replace: \`path\`, \`old_str\`, optional \`new_str\` (default empty). Replaces the one exact occurrence of \`old_str\`; if it occurs zero times or more than once, nothing changes and the result says which lines hold it. Include enough surrounding text to make \`old_str\` unique.
-- insert: \`path\`, \`insert_line\`, \`insert_text\`. Inserts the text after line \`insert_line\` (0 inserts at the top).
-- delete: \`path\`. Deletes a file, or a directory with everything in it.
-- rename: \`old_path\`, \`new_path\`. Moves a file or directory; it never overwrites an existing destination.`;
-
-const PATHS = `Every path starts with /memories, the root directory of the memory (for example /memories/project/notes.md). Directories exist while they hold files. Names starting with "." are hidden from directory views.`;
+export const MEMORY_TOOL_TITLE = toolText.title;
 
 /**
  * The description of the memory tool with all six commands.
@@ -26,13 +17,7 @@ const PATHS = `Every path starts with /memories, the root directory of the memor
  * const tool = { name: "memory", description: MEMORY_TOOL_DESCRIPTION };
  * ```
  */
-export const MEMORY_TOOL_DESCRIPTION = `A persistent memory directory that survives across conversations. Store what you learn (progress, decisions, facts about the user or the task) in text files, and read it back later. Start a task by viewing /memories to see what earlier work left behind.
-
-${PATHS}
-
-${COMMANDS}
-
-Every result is text. An error result explains what went wrong; a command that failed changed nothing, unless its error says the change may still have been applied.`;
+export const MEMORY_TOOL_DESCRIPTION = toolText.description;
 
 /**
  * The description of the memory tool when only `view` is allowed.
@@ -42,13 +27,7 @@ Every result is text. An error result explains what went wrong; a command that f
  * import { MEMORY_TOOL_READ_ONLY_DESCRIPTION } from "@mem/core";
  * ```
  */
-export const MEMORY_TOOL_READ_ONLY_DESCRIPTION = `A persistent memory directory, shared with earlier conversations, that you can read but not change. View /memories first to see what it holds.
-
-${PATHS}
-
-Command: view, with \`path\` and optional \`view_range\` (set \`command\` to "view"). A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
-
-Every result is text. An error result explains what went wrong.`;
+export const MEMORY_TOOL_READ_ONLY_DESCRIPTION = toolText.readOnlyDescription;
 
 /** A JSON Schema (draft 2020-12 subset) of the memory tool's input. */
 export interface MemoryToolInputSchema {
@@ -61,35 +40,33 @@ const PROPERTIES = {
   command: {
     type: "string",
     enum: ["view", "create", "str_replace", "insert", "delete", "rename"],
-    description: "The operation to run.",
+    description: toolText.parameters.command,
   },
   path: {
     type: "string",
-    description:
-      "The file or directory, starting with /memories (view, create, str_replace, insert, delete).",
+    description: toolText.parameters.path,
   },
   view_range: {
     type: "array",
     items: { type: "integer" },
     minItems: 2,
     maxItems: 2,
-    description:
-      "view of a file only: [first line, last line], 1-based and inclusive; -1 as last means the end.",
+    description: toolText.parameters.view_range,
   },
-  file_text: { type: "string", description: "create: the whole content of the new file." },
+  file_text: { type: "string", description: toolText.parameters.file_text },
   old_str: {
     type: "string",
-    description: "str_replace: the exact text to replace; it must occur exactly once.",
+    description: toolText.parameters.old_str,
   },
-  new_str: { type: "string", description: "str_replace: the replacement text (default empty)." },
+  new_str: { type: "string", description: toolText.parameters.new_str },
   insert_line: {
     type: "integer",
     minimum: 0,
-    description: "insert: the line after which the text goes; 0 inserts before the first line.",
+    description: toolText.parameters.insert_line,
   },
-  insert_text: { type: "string", description: "insert: the text to insert." },
-  old_path: { type: "string", description: "rename: the file or directory to move." },
-  new_path: { type: "string", description: "rename: where to move it; it must not exist yet." },
+  insert_text: { type: "string", description: toolText.parameters.insert_text },
+  old_path: { type: "string", description: toolText.parameters.old_path },
+  new_path: { type: "string", description: toolText.parameters.new_path },
 } as const;
 
 /**
@@ -117,5 +94,4 @@ export function memoryToolInputSchema(options: { readOnly?: boolean } = {}): Mem
 }
 
 /** How an MCP client lists the memory protocol (SPEC §6) that it can add to a conversation. */
-export const MEMORY_PROTOCOL_DESCRIPTION =
-  "The recommended memory protocol: view the memory directory first, record progress as you work, assume your context may be reset at any moment.";
+export const MEMORY_PROTOCOL_DESCRIPTION = toolText.protocolDescription;
