@@ -233,7 +233,9 @@ describe("streamable HTTP", () => {
       await expect(serveHttp(store, { token: "short" })).rejects.toThrow(TypeError);
       await expect(serveHttp(store, { token: "short" })).rejects.toThrow(/^token must be/);
       await expect(serveHttp(store, { port: 70000 })).rejects.toThrow(/^port must be/);
-      await expect(serveHttp(store, { tenantFromToken: { [newToken()]: "a" } })).rejects.toThrow(
+      // A wrapper that does not forward scope(), as a user's store without tenants.
+      const unscoped = new ForwardingStore(store);
+      await expect(serveHttp(unscoped, { tenantFromToken: { [newToken()]: "a" } })).rejects.toThrow(
         /needs a store with scope/,
       );
       await expect(
