@@ -42,10 +42,21 @@ async function spawnMem(root: string, flags: string[] = []): Promise<Client> {
   return client;
 }
 
+const sensitiveFlags = (sensitive: GoldenTranscript["options"]["sensitive"]): string[] => {
+  if (sensitive === undefined) return [];
+  if (sensitive === false) return ["--sensitive", "off"];
+  const detectors = Object.entries(sensitive.detectors ?? {}).map(([name, on]) => (on ? name : `-${name}`));
+  return [
+    ...(sensitive.mode === undefined ? [] : ["--sensitive", sensitive.mode]),
+    ...(detectors.length === 0 ? [] : ["--detectors", detectors.join(",")]),
+  ];
+};
+
 const flagsFor = (options: GoldenTranscript["options"]): string[] => [
   ...(options.maxFileBytes === undefined ? [] : ["--max-file-bytes", String(options.maxFileBytes)]),
   ...(options.viewCharLimit === undefined ? [] : ["--view-char-limit", String(options.viewCharLimit)]),
   ...(options.listLimit === undefined ? [] : ["--list-limit", String(options.listLimit)]),
+  ...sensitiveFlags(options.sensitive),
 ];
 
 /**

@@ -1,6 +1,7 @@
 /** `mem mcp URL`: serves a store to MCP clients (Claude Desktop, Claude Code, IDEs) over stdio or HTTP. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { SensitiveOptions } from "@mem/core";
 import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
 import { CommandError } from "../context.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
@@ -18,6 +19,8 @@ interface McpFlags {
   maxFileBytes?: number;
   viewCharLimit?: number;
   listLimit?: number;
+  sensitive?: string;
+  detectors?: string;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -51,6 +54,24 @@ const readTenantTokens = (file: string, cwd: string): Record<string, string> => 
   return value as Record<string, string>;
 };
 
+/**
+ * The sensitive-data guard from `--sensitive refuse|redact|off` and `--detectors email,phone,-jwt` (a name
+ * turns a built-in detector on, `-name` turns it off); core's `resolveGuard` checks the names.
+ */
+const guardOptions = (flags: McpFlags): SensitiveOptions | false => {
+  const mode = flags.sensitive ?? "refuse";
+  if (mode !== "refuse" && mode !== "redact" && mode !== "off") {
+    throw new CommandError(`--sensitive must be refuse, redact or off, got ${JSON.stringify(mode)}`, 2);
+  }
+  if (mode === "off") return false;
+  const detectors: Record<string, boolean> = {};
+  for (const name of (flags.detectors ?? "").split(",").filter((n) => n !== "")) {
+    if (name.startsWith("-")) detectors[name.slice(1)] = false;
+    else detectors[name] = true;
+  }
+  return { mode, detectors } as SensitiveOptions;
+};
+
 /** Resolves when the process is asked to stop. */
 const stopSignal = (): Promise<void> =>
   new Promise((done) => {
@@ -74,6 +95,8 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
     .option("--view-char-limit <n>", "budget of numbered lines in one file view", count("--view-char-limit"))
     .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
+    .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
+    .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .addHelpText(
       "after",
       examples(
@@ -88,6 +111,7 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
+      server.sensitive = guardOptions(flags);
 
       if (!flags.http) {
         await ctx.withStore(url, async (store) => {
