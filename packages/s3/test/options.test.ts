@@ -41,11 +41,16 @@ describe("S3Store.check", () => {
     await fx?.stop();
   });
 
-  it("passes on an existing bucket with one request", async () => {
+  it("passes on an existing bucket: one listing, then the server's conditional writes measured again", async () => {
     const store = fx.store();
     fx.server.requests.reset();
     await expect(store.check()).resolves.toBeUndefined();
-    expect(fx.server.requests.total()).toBe(1);
+    expect(fx.server.requests.counts()).toEqual({
+      ListObjectsV2: 1,
+      PutObject: 5,
+      CopyObject: 1,
+      DeleteObject: 1,
+    });
   });
 
   it("fails fast on a missing bucket", async () => {
