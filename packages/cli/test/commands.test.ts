@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
+import { HistoryStore } from "@mem/history";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
 import { createProgram } from "../src/program.js";
@@ -214,6 +215,33 @@ describe("output", () => {
     expect(bad.stderr).not.toContain("hunter2");
   });
 
+  it("history lists the versions @mem/history kept, and restore puts one back, itself undoable", async () => {
+    const url = freshUrl(servers, "fs");
+    await withStore(servers, url, async (store) => {
+      const kept = new HistoryStore(store);
+      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "v1\n" });
+      await executeCommand(kept, {
+        command: "str_replace",
+        path: "/memories/a.md",
+        old_str: "v1",
+        new_str: "v2",
+      });
+    });
+    const listed = await mem(["history", url, "/memories/a.md", "--json"]);
+    expect(listed.code).toBe(0);
+    const { versions } = JSON.parse(listed.out) as { versions: { id: string; size: number }[] };
+    expect(versions.map((v) => v.size)).toEqual([3]);
+    const restored = await mem(["restore", url, "/memories/a.md", versions[0]!.id]);
+    expect(restored.code).toBe(0);
+    expect((await mem(["cat", url, "/memories/a.md"])).out).toBe("v1\n");
+    expect(JSON.parse((await mem(["history", url, "/memories/a.md", "--json"])).out).versions).toHaveLength(
+      2,
+    );
+    const missing = await mem(["restore", url, "/memories/a.md", "nope"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('has no version "nope"');
+  });
+
   it("every command's help has an example", async () => {
     const help = await mem(["--help"]);
     expect(help.code).toBe(0);
@@ -232,6 +260,8 @@ describe("output", () => {
       "du",
       "sweep",
       "rotate",
+      "history",
+      "restore",
       "mcp",
     ]);
     // Each command's own help, from the same program in this process (one child process per command

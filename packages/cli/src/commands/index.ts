@@ -1,12 +1,13 @@
 /**
  * Every command of `mem`, in the order `--help` lists them. A new command is one module in this
- * directory and one entry here. (`history` and `restore` come with @mem/history.)
+ * directory and one entry here.
  */
 import { cat } from "./cat.js";
 import type { CommandModule } from "./common.js";
 import { copy } from "./copy.js";
 import { du } from "./du.js";
 import { exportCommand } from "./export.js";
+import { history, restore } from "./history.js";
 import { importCommand } from "./import.js";
 import { mcp } from "./mcp.js";
 import { rotate } from "./rotate.js";
@@ -28,5 +29,7 @@ export const COMMANDS: readonly CommandModule[] = [
   du,
   sweep,
   rotate,
+  history,
+  restore,
   mcp,
 ];
