@@ -25,3 +25,25 @@ export const outcome = (result: {
   content: result.content,
   isError: result.isError,
 });
+
+// SPEC §4 and §7 results the quota suite checks.
+export const renamed = (from: string, to: string): string => `Successfully renamed ${from} to ${to}`;
+export const deleted = (path: string): string => `Successfully deleted ${path}`;
+export const tooLarge = (path: string, bytes: number, limit: number): string =>
+  `Error: File ${path} would be ${bytes} bytes, which exceeds the limit of ${limit} bytes`;
+export const createUnderFile = (path: string, ancestor: string): string =>
+  `Error: Cannot create ${path}: ${ancestor} is a file, not a directory`;
+export const replaceMissing = (path: string): string =>
+  `Error: The path ${path} does not exist. Please provide a valid path.`;
+export const insertLineOutOfRange = (line: number, n: number): string =>
+  `Error: Invalid \`insert_line\` parameter: ${line}. It should be within the range of lines of the file: [0, ${n}]`;
+export const tooManyFiles = (path: string, files: number, limit: number): string =>
+  `Error: Cannot create ${path}: memory already holds ${files} files, the limit is ${limit}. Delete or merge files first.`;
+export const tooManyBytes = (path: string, total: number, limit: number): string =>
+  `Error: Cannot write ${path}: memory would hold ${total} bytes, over the limit of ${limit} bytes. Delete or shorten files first.`;
+export const noOccurrence = (oldStr: string, path: string): string =>
+  `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${path}.`;
+export const viewMissing = (path: string): string =>
+  `The path ${path} does not exist. Please provide a valid path.`;
+export const directoryHeader = (path: string): string =>
+  `Here're the files and directories up to 2 levels deep in ${path}, excluding hidden items and node_modules:`;

@@ -1,5 +1,6 @@
 import { executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
 import { describe, expect, it } from "vitest";
+import * as x from "../golden/expected.js";
 import type { Harness } from "./harness.js";
 
 /** A clock the test moves by hand: expiry is tested without waiting. */
@@ -12,8 +13,7 @@ export class FakeClock {
 }
 
 const LIMIT = 60;
-const HEADER =
-  "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
+const HEADER = x.directoryHeader("/memories");
 
 const run = (store: MemoryStore, input: Record<string, unknown>): Promise<ToolResult> =>
   executeCommand(store, input);
@@ -22,7 +22,7 @@ const create = (store: MemoryStore, path: string, text: string) =>
     if (r.isError) throw new Error(`create ${path}: ${r.content}`);
   });
 const missing = (path: string): ToolResult => ({
-  content: `The path ${path} does not exist. Please provide a valid path.`,
+  content: x.viewMissing(path),
   isError: true,
 });
 
@@ -48,7 +48,7 @@ export function expirySuite<S extends MemoryStore>(harness: ExpiringHarness<S>):
         expect((await run(store, { command: "view", path: "/memories/keep.md" })).isError).toBe(false);
         clock.advance(LIMIT); // keep.md: 60 s since its view; the others: 90 s since their create
         expect(await run(store, { command: "view", path: "/memories/keep.md" })).toEqual({
-          content: "Here's the content of /memories/keep.md with line numbers:\n     1\tkeep",
+          content: x.fileViewHeader("/memories/keep.md") + "\n     1\tkeep",
           isError: false,
         });
         expect(await run(store, { command: "view", path: "/memories/dir/old.md" })).toEqual(
@@ -72,7 +72,7 @@ export function expirySuite<S extends MemoryStore>(harness: ExpiringHarness<S>):
             new_str: "new",
           }),
         ).toEqual({
-          content: "Error: The path /memories/dir/old.md does not exist. Please provide a valid path.",
+          content: x.replaceMissing("/memories/dir/old.md"),
           isError: true,
         });
         expect(

@@ -1,5 +1,6 @@
 import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
 import { describe, expect, it } from "vitest";
+import * as x from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import type { Harness } from "./harness.js";
 
@@ -29,9 +30,7 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
           await seed(store, { "/memories/a.md": "a\n", "/memories/d/b.md": "b\n" });
           const limits = { maxFiles: 2 };
           expect(await run(store, create("/memories/c.md", "c\n"), limits)).toEqual(
-            err(
-              "Error: Cannot create /memories/c.md: memory already holds 2 files, the limit is 2. Delete or merge files first.",
-            ),
+            err(x.tooManyFiles("/memories/c.md", 2, 2)),
           );
           expect(await store.stat("/memories/c.md")).toBeNull();
           // Edits, deletes and renames are never refused by maxFiles.
@@ -41,15 +40,15 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
               { command: "insert", path: "/memories/a.md", insert_line: 1, insert_text: "more" },
               limits,
             ),
-          ).toEqual(ok("The file /memories/a.md has been edited."));
+          ).toEqual(ok(x.inserted("/memories/a.md")));
           expect(
             await run(store, { command: "rename", old_path: "/memories/d", new_path: "/memories/e" }, limits),
-          ).toEqual(ok("Successfully renamed /memories/d to /memories/e"));
+          ).toEqual(ok(x.renamed("/memories/d", "/memories/e")));
           expect(await run(store, { command: "delete", path: "/memories/e/b.md" }, limits)).toEqual(
-            ok("Successfully deleted /memories/e/b.md"),
+            ok(x.deleted("/memories/e/b.md")),
           );
           expect(await run(store, create("/memories/c.md", "c\n"), limits)).toEqual(
-            ok("File created successfully at: /memories/c.md"),
+            ok(x.created("/memories/c.md")),
           );
         }),
       harness.timeout,
@@ -67,14 +66,10 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
           if (!store.usage) return; // The listing fallback cannot see hidden files; stores with usage() must.
           expect(await store.usage()).toEqual({ files: 3, bytes: 8 });
           expect(await run(store, create("/memories/b", "x"), { maxFiles: 3 })).toEqual(
-            err(
-              "Error: Cannot create /memories/b: memory already holds 3 files, the limit is 3. Delete or merge files first.",
-            ),
+            err(x.tooManyFiles("/memories/b", 3, 3)),
           );
           expect(await run(store, create("/memories/b", "xxx"), { maxTotalBytes: 10 })).toEqual(
-            err(
-              "Error: Cannot write /memories/b: memory would hold 11 bytes, over the limit of 10 bytes. Delete or shorten files first.",
-            ),
+            err(x.tooManyBytes("/memories/b", 11, 10)),
           );
         }),
       harness.timeout,
@@ -88,9 +83,7 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
           const limits = { maxTotalBytes: 20 };
           const before = await snapshotStore(store, ["/memories/c.md"]);
           expect(await run(store, create("/memories/c.md", "123456"), limits)).toEqual(
-            err(
-              "Error: Cannot write /memories/c.md: memory would hold 21 bytes, over the limit of 20 bytes. Delete or shorten files first.",
-            ),
+            err(x.tooManyBytes("/memories/c.md", 21, 20)),
           );
           expect(
             await run(
@@ -98,26 +91,18 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
               { command: "str_replace", path: "/memories/b.md", old_str: "abc", new_str: "abcdefghi" },
               limits,
             ),
-          ).toEqual(
-            err(
-              "Error: Cannot write /memories/b.md: memory would hold 21 bytes, over the limit of 20 bytes. Delete or shorten files first.",
-            ),
-          );
+          ).toEqual(err(x.tooManyBytes("/memories/b.md", 21, 20)));
           expect(
             await run(
               store,
               { command: "insert", path: "/memories/a.md", insert_line: 0, insert_text: "xxxxx" },
               limits,
             ),
-          ).toEqual(
-            err(
-              "Error: Cannot write /memories/a.md: memory would hold 21 bytes, over the limit of 20 bytes. Delete or shorten files first.",
-            ),
-          );
+          ).toEqual(err(x.tooManyBytes("/memories/a.md", 21, 20)));
           expect(await snapshotStore(store, ["/memories/c.md"])).toEqual(before);
           // Exactly at the limit fits.
           expect(await run(store, create("/memories/c.md", "12345"), limits)).toEqual(
-            ok("File created successfully at: /memories/c.md"),
+            ok(x.created("/memories/c.md")),
           );
           // Over the limit (it was lowered), an edit that does not grow its file still works: it is how
           // the model gets back under the limit.
@@ -146,13 +131,9 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
               { command: "str_replace", path: "/memories/b.md", old_str: "xyz", new_str: "xyz!" },
               lower,
             ),
-          ).toEqual(
-            err(
-              "Error: Cannot write /memories/b.md: memory would hold 12 bytes, over the limit of 10 bytes. Delete or shorten files first.",
-            ),
-          );
+          ).toEqual(err(x.tooManyBytes("/memories/b.md", 12, 10)));
           expect(await run(store, { command: "delete", path: "/memories/c.md" }, lower)).toEqual(
-            ok("Successfully deleted /memories/c.md"),
+            ok(x.deleted("/memories/c.md")),
           );
         }),
       harness.timeout,
@@ -165,13 +146,13 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
           await seed(store, { "/memories/f": "abc\n" });
           const full = { maxFiles: 1, maxTotalBytes: 4, maxFileBytes: 8 };
           expect(await run(store, create("/memories/big", "123456789"), full)).toEqual(
-            err("Error: File /memories/big would be 9 bytes, which exceeds the limit of 8 bytes"),
+            err(x.tooLarge("/memories/big", 9, 8)),
           );
           expect(await run(store, create("/memories/f", "x"), full)).toEqual(
-            err("Error: File /memories/f already exists"),
+            err(x.alreadyExists("/memories/f")),
           );
           expect(await run(store, create("/memories/f/g", "x"), full)).toEqual(
-            err("Error: Cannot create /memories/f/g: /memories/f is a file, not a directory"),
+            err(x.createUnderFile("/memories/f/g", "/memories/f")),
           );
           expect(
             await run(
@@ -179,43 +160,35 @@ export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
               { command: "str_replace", path: "/memories/nope", old_str: "a", new_str: "bb" },
               full,
             ),
-          ).toEqual(err("Error: The path /memories/nope does not exist. Please provide a valid path."));
+          ).toEqual(err(x.replaceMissing("/memories/nope")));
           expect(
             await run(
               store,
               { command: "str_replace", path: "/memories/f", old_str: "zz", new_str: "bbbbb" },
               full,
             ),
-          ).toEqual(
-            err("No replacement was performed, old_str `zz` did not appear verbatim in /memories/f."),
-          );
+          ).toEqual(err(x.noOccurrence("zz", "/memories/f")));
           expect(
             await run(
               store,
               { command: "insert", path: "/memories/f", insert_line: 7, insert_text: "x" },
               full,
             ),
-          ).toEqual(
-            err(
-              "Error: Invalid `insert_line` parameter: 7. It should be within the range of lines of the file: [0, 1]",
-            ),
-          );
+          ).toEqual(err(x.insertLineOutOfRange(7, 1)));
           expect(
             await run(
               store,
               { command: "insert", path: "/memories/f", insert_line: 1, insert_text: "123456" },
               full,
             ),
-          ).toEqual(err("Error: File /memories/f would be 11 bytes, which exceeds the limit of 8 bytes"));
+          ).toEqual(err(x.tooLarge("/memories/f", 11, 8)));
           // With both limits reached, the file count is reported first.
           expect(await run(store, create("/memories/g", "x"), full)).toEqual(
-            err(
-              "Error: Cannot create /memories/g: memory already holds 1 files, the limit is 1. Delete or merge files first.",
-            ),
+            err(x.tooManyFiles("/memories/g", 1, 1)),
           );
           expect(
             await run(store, { command: "rename", old_path: "/memories/f", new_path: "/memories/h/f" }, full),
-          ).toEqual(ok("Successfully renamed /memories/f to /memories/h/f"));
+          ).toEqual(ok(x.renamed("/memories/f", "/memories/h/f")));
         }),
       harness.timeout,
     );

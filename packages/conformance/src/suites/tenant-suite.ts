@@ -1,5 +1,6 @@
 import { executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
 import { describe, expect, it } from "vitest";
+import * as x from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import type { Harness } from "./harness.js";
 
@@ -76,11 +77,10 @@ export function tenantSuite<S extends MemoryStore>(harness: Harness<S>): void {
             (await run(alice, { command: "create", path: "/memories/d/x.md", file_text: "ax\n" })).isError,
           ).toBe(false);
           expect(await run(bob, { command: "view", path: "/memories/a.md" })).toEqual({
-            content: "The path /memories/a.md does not exist. Please provide a valid path.",
+            content: x.viewMissing("/memories/a.md"),
             isError: true,
           });
-          const emptyListing =
-            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories";
+          const emptyListing = x.directoryHeader("/memories") + "\n0B\t/memories";
           expect(await run(bob, { command: "view", path: "/memories" })).toEqual({
             content: emptyListing,
             isError: false,
@@ -99,11 +99,12 @@ export function tenantSuite<S extends MemoryStore>(harness: Harness<S>): void {
             (await run(store, { command: "create", path: "/memories/a.md", file_text: "root\n" })).isError,
           ).toBe(false);
           expect((await run(alice, { command: "view", path: "/memories/a.md" })).content).toBe(
-            "Here's the content of /memories/a.md with line numbers:\n     1\talice",
+            x.fileViewHeader("/memories/a.md") + "\n     1\talice",
           );
           expect(await run(alice, { command: "view", path: "/memories" })).toEqual({
             content:
-              "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n9B\t/memories\n6B\t/memories/a.md\n3B\t/memories/d/\n3B\t/memories/d/x.md",
+              x.directoryHeader("/memories") +
+              "\n9B\t/memories\n6B\t/memories/a.md\n3B\t/memories/d/\n3B\t/memories/d/x.md",
             isError: false,
           });
           // Deleting and renaming in one tenant leaves the others alone.
