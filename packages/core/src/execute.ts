@@ -177,6 +177,14 @@ async function view(
   range: [number, number] | undefined,
   settings: Settings,
 ): Promise<ToolResult> {
+  const listOptions = { limit: settings.listLimit };
+  if (store.readOrList && path !== ROOT) {
+    const found = await store.readOrList(path, 2, listOptions);
+    if (!found) return fail(msg.viewMissing(path));
+    if (found.kind === "file") return renderFile(path, found.file.data, range, settings.viewCharLimit);
+    if (range) return fail(msg.viewRangeOnDirectory());
+    return ok(renderListing(path, found.listing, settings.listLimit));
+  }
   // Files are the common case: one store call answers them.
   const file = path === ROOT ? null : await store.read(path);
   if (file) return renderFile(path, file.data, range, settings.viewCharLimit);
@@ -184,7 +192,7 @@ async function view(
     const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
     return fail(stat?.kind === "directory" ? msg.viewRangeOnDirectory() : msg.viewMissing(path));
   }
-  const listing = await store.list(path, 2);
+  const listing = await store.list(path, 2, listOptions);
   if (!listing) return fail(msg.viewMissing(path));
   return ok(renderListing(path, listing, settings.listLimit));
 }

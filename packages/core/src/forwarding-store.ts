@@ -4,6 +4,7 @@ import { usageOf } from "./quota.js";
 import type {
   FileData,
   Listing,
+  ListOptions,
   MemoryStore,
   Stat,
   StoreCapabilities,
@@ -16,7 +17,8 @@ import type {
 /**
  * Forwards every call to `inner`; override what the wrapper changes. The optional native `update` is
  * deliberately not forwarded: a wrapper that watches or changes writes must see every write, so edits
- * through a wrapper go through `read` and conditional `write` unless the wrapper opts in itself.
+ * through a wrapper go through `read` and conditional `write` unless the wrapper opts in itself. For the
+ * same reason `readOrList` is not forwarded: view through a wrapper calls its `read` and `list`.
  *
  * `usage`, `sweep` and `check` are forwarded (a wrapper that changes sizes overrides `usage`); `usage` falls
  * back to counting listings and `sweep` to removing nothing when `inner` lacks them. `scope` is not
@@ -49,8 +51,8 @@ export class ForwardingStore implements MemoryStore {
   stat(path: string): Promise<Stat | null> {
     return this.inner.stat(path);
   }
-  list(dir: string, depth: number): Promise<Listing | null> {
-    return this.inner.list(dir, depth);
+  list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
+    return this.inner.list(dir, depth, options);
   }
   write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
     return this.inner.write(path, data, condition);

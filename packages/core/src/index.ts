@@ -12,6 +12,7 @@ export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.
 export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
+export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { checkOptions, type OptionChecks } from "./options.js";
 export type { Command, CommandName } from "./parse.js";

@@ -4,12 +4,19 @@ import { formatSize } from "./size.js";
 import type { ListEntry, Listing } from "./store.js";
 import { nameOf, parentOf } from "./tree.js";
 
-/** JavaScript's default sort order: UTF-16 code units. */
-const byName = (a: ListEntry, b: ListEntry): number => {
-  const x = nameOf(a.path);
-  const y = nameOf(b.path);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
+/**
+ * The order of sibling names in a directory view: JavaScript's default sort order, by UTF-16 code units
+ * (which differs from UTF-8 byte order for characters above U+FFFF). Stores that honour
+ * `ListOptions.limit` pick the shown entries by it.
+ *
+ * @example
+ * ```ts
+ * ["b", "a"].sort(compareNames) // ["a", "b"]
+ * ```
+ */
+export const compareNames = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+const byName = (a: ListEntry, b: ListEntry): number => compareNames(nameOf(a.path), nameOf(b.path));
 
 /** Entries in depth-first pre-order, siblings sorted by name. */
 export const orderEntries = (dir: string, entries: readonly ListEntry[]): ListEntry[] => {
@@ -43,9 +50,31 @@ export const orderEntries = (dir: string, entries: readonly ListEntry[]): ListEn
 export function renderListing(dir: string, listing: Listing, limit: number): string {
   const ordered = orderEntries(dir, listing.entries);
   const lines = [msg.directoryHeader(dir), `${formatSize(listing.size)}\t${dir}`];
-  for (const entry of ordered.slice(0, limit)) {
+  const shown = ordered.slice(0, limit);
+  for (const entry of shown) {
     lines.push(`${formatSize(entry.size)}\t${entry.path}${entry.kind === "directory" ? "/" : ""}`);
   }
-  if (ordered.length > limit) lines.push(msg.moreEntries(ordered.length - limit));
+  const more = ordered.length - shown.length + (listing.omitted ?? 0);
+  if (more > 0) lines.push(msg.moreEntries(more));
   return lines.join("\n");
+}
+
+/**
+ * What a store that honours `ListOptions.limit` returns, made from a complete listing: the first
+ * `limit` entries in view's order and the count of the rest. For wrappers and stores that have every
+ * entry at hand anyway and want to hand on less.
+ *
+ * @example
+ * ```ts
+ * limitListing("/memories", listing, 1000) // { size, entries: the first 1,000, omitted: the rest }
+ * ```
+ */
+export function limitListing(dir: string, listing: Listing, limit: number | undefined): Listing {
+  if (limit === undefined || listing.entries.length <= limit) return listing;
+  const ordered = orderEntries(dir, listing.entries);
+  return {
+    ...listing,
+    entries: ordered.slice(0, limit),
+    omitted: ordered.length - limit + (listing.omitted ?? 0),
+  };
 }

@@ -29,6 +29,12 @@ export interface ListEntry {
   kind: "file" | "directory";
   size: number;
   depth: number;
+  /**
+   * For a directory, optional: how many listed files are beneath it at any depth (the files its `size`
+   * adds up). Lets a wrapper that changes every file's size (the encrypted store) correct directory
+   * sizes without listing deeper.
+   */
+  files?: number;
 }
 
 export interface Listing {
@@ -36,7 +42,27 @@ export interface Listing {
   size: number;
   /** Listed entries up to the requested depth, in any order; core sorts them. */
   entries: ListEntry[];
+  /** Optional: how many listed files are beneath the directory at any depth (see `ListEntry.files`). */
+  files?: number;
+  /**
+   * Set by a store that honoured `ListOptions.limit`: how many entries within the requested depth it left
+   * out. `entries` then holds exactly the first `limit` entries in view's order (depth-first, siblings
+   * by UTF-16 code units, see `compareNames`), or all of them when there are no more.
+   */
+  omitted?: number;
 }
+
+/** Hints for `list`; a store may ignore them and return every entry. */
+export interface ListOptions {
+  /**
+   * The caller shows only the first `limit` entries in view's order: a store that can find them without
+   * visiting the rest may return just those and count the others in `Listing.omitted`.
+   */
+  limit?: number;
+}
+
+/** What `readOrList` found: a file's bytes, or a directory's listing. */
+export type FileOrListing = { kind: "file"; file: FileData } | { kind: "directory"; listing: Listing };
 
 export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
 
@@ -101,7 +127,14 @@ export interface MemoryStore {
    * file). `/memories` is always a directory.
    * Hidden names (starting with `.`) and `node_modules` are left out with everything beneath them.
    */
-  list(dir: string, depth: number): Promise<Listing | null>;
+  list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null>;
+
+  /**
+   * Optional: `read(path)` when a file is there, otherwise `list(path, depth, options)`, in one backend
+   * request where the medium allows (view then costs one request whatever the path holds). `null` when
+   * nothing is there. Stores without it get `read`, then `list`.
+   */
+  readOrList?(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null>;
 
   /**
    * Writes a file, creating missing parent directories.

@@ -266,20 +266,23 @@ const resolveBinary = (binary: string): string => {
  */
 export const startRedis = async (options: StartRedisOptions = {}): Promise<RedisServer> => {
   const binary = resolveBinary(options.serverBinary ?? "redis-server");
-  const handle = createServerHandle({
-    binary,
-    port: await freePort(),
-    dir: mkdtempSync(join(tmpdir(), "mem-redis-")),
-    args: options.args ?? [],
-    startTimeoutMs: options.startTimeoutMs ?? 15_000,
-  });
-  try {
-    await handle.start();
-  } catch (error) {
-    await handle.stop();
-    throw error;
+  // Another process may bind the port between our check and the server's own bind: try a new one.
+  for (let attempt = 1; ; attempt++) {
+    const handle = createServerHandle({
+      binary,
+      port: await freePort(),
+      dir: mkdtempSync(join(tmpdir(), "mem-redis-")),
+      args: options.args ?? [],
+      startTimeoutMs: options.startTimeoutMs ?? 15_000,
+    });
+    try {
+      await handle.start();
+      return handle;
+    } catch (error) {
+      await handle.stop();
+      if (attempt >= 3 || !/address already in use/i.test((error as Error).message)) throw error;
+    }
   }
-  return handle;
 };
 
 export interface StartRedisClusterOptions extends StartRedisOptions {
