@@ -1,55 +1,13 @@
-/** Terminal output: plain ANSI styles, off when the output is not a terminal or NO_COLOR is set. */
+/** Terminal output: what the demo prints, in the colours of `mem` (see @mem/cli's useColor). */
+import type { Style } from "@mem/cli";
+
+// The colours are the ones `mem` uses.
+export { createStyle, type Style, useColor } from "@mem/cli";
 
 export interface Output {
   write(text: string): unknown;
   isTTY?: boolean;
 }
-
-export interface Style {
-  bold(s: string): string;
-  dim(s: string): string;
-  red(s: string): string;
-  green(s: string): string;
-  yellow(s: string): string;
-  blue(s: string): string;
-  magenta(s: string): string;
-  cyan(s: string): string;
-}
-
-/** Colours are on for a terminal, unless NO_COLOR is set to anything non-empty (https://no-color.org). */
-export const useColor = (output: Output, env: Record<string, string | undefined>): boolean =>
-  output.isTTY === true && (env["NO_COLOR"] ?? "") === "";
-
-const sgr =
-  (open: number, close: number) =>
-  (s: string): string =>
-    `\u001b[${open}m${s}\u001b[${close}m`;
-
-export const createStyle = (color: boolean): Style => {
-  if (!color) {
-    const plain = (s: string) => s;
-    return {
-      bold: plain,
-      dim: plain,
-      red: plain,
-      green: plain,
-      yellow: plain,
-      blue: plain,
-      magenta: plain,
-      cyan: plain,
-    };
-  }
-  return {
-    bold: sgr(1, 22),
-    dim: sgr(2, 22),
-    red: sgr(31, 39),
-    green: sgr(32, 39),
-    yellow: sgr(33, 39),
-    blue: sgr(34, 39),
-    magenta: sgr(35, 39),
-    cyan: sgr(36, 39),
-  };
-};
 
 /** Prefixes every line of `text` with `prefix`. */
 export const indent = (text: string, prefix: string): string =>

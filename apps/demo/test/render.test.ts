@@ -4,11 +4,13 @@ import { clip, createStyle, describeCall, renderTree, useColor } from "../src/re
 const plain = createStyle(false);
 
 describe("colours", () => {
-  it("are on for a terminal only, and off whenever NO_COLOR is set", () => {
-    expect(useColor({ write: () => 0, isTTY: true }, {})).toBe(true);
-    expect(useColor({ write: () => 0, isTTY: true }, { NO_COLOR: "1" })).toBe(false);
-    expect(useColor({ write: () => 0, isTTY: true }, { NO_COLOR: "" })).toBe(true);
-    expect(useColor({ write: () => 0 }, {})).toBe(false);
+  it("are on for a terminal only, and off whenever NO_COLOR is set or TERM is dumb", () => {
+    const terminal = { isTTY: true };
+    expect(useColor(terminal, {})).toBe(true);
+    expect(useColor(terminal, { NO_COLOR: "1" })).toBe(false);
+    expect(useColor(terminal, { NO_COLOR: "" })).toBe(true);
+    expect(useColor(terminal, { TERM: "dumb" })).toBe(false);
+    expect(useColor({}, {})).toBe(false);
   });
 
   it("are plain ANSI styles, and nothing at all when off", () => {

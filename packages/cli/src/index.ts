@@ -10,3 +10,4 @@ export type { PostgresSpec } from "./store-url/postgres.js";
 export type { RedisSpec } from "./store-url/redis.js";
 export type { S3Spec } from "./store-url/s3.js";
 export type { PlainStoreSpec } from "./store-url/schemes.js";
+export { createStyle, type Style, useColor } from "./style.js";

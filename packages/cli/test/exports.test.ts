@@ -25,12 +25,15 @@ describe("public surface", { timeout: 120_000 }, () => {
       "StoreSetupError",
       "StoreSpec",
       "StoreUrlError",
+      "Style",
+      "createStyle",
       "decodeKey",
       "describeStore",
       "keyOptions",
       "maskUrl",
       "openStore",
       "parseStoreUrl",
+      "useColor",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);
   });
