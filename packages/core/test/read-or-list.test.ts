@@ -35,7 +35,17 @@ class OneCallStore extends ForwardingStore {
 }
 
 const seed = async (store: InMemoryStore) => {
-  for (const path of ["b/z.md", "b/a.md", "a.md", "c/d/e.md", "c/d/f.md", "c/x.md", "é.md", "😀.md", "\uE000.md"]) {
+  for (const path of [
+    "b/z.md",
+    "b/a.md",
+    "a.md",
+    "c/d/e.md",
+    "c/d/f.md",
+    "c/x.md",
+    "é.md",
+    "😀.md",
+    "\uE000.md",
+  ]) {
     await executeCommand(store, { command: "create", path: `/memories/${path}`, file_text: `${path}\n` });
   }
 };
