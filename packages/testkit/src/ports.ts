@@ -39,10 +39,10 @@ export const freePort = async (): Promise<number> => {
   for (let attempt = 0; attempt < 200; attempt++) {
     const candidate = FIRST + Math.floor(Math.random() * (last - FIRST));
     if (handedOut.has(candidate)) continue;
-    if ((await listenOnce(candidate)) === candidate) {
-      handedOut.add(candidate);
-      return candidate;
-    }
+    // Reserved before the check, so that concurrent calls never hand out the same port.
+    handedOut.add(candidate);
+    if ((await listenOnce(candidate)) === candidate) return candidate;
+    handedOut.delete(candidate);
   }
   const port = await listenOnce(0);
   if (port === undefined) throw new Error("could not find a free loopback port");

@@ -24,6 +24,7 @@ import {
   HOST,
   isExecutable,
   portIsFree,
+  type ServerProcess,
   sleep,
   waitFor,
   watchProcessGroup,
@@ -41,23 +42,16 @@ export interface StartPostgresOptions {
   startTimeoutMs?: number;
 }
 
-/** One running PostgreSQL server with a superuser `postgres` whose password is random. */
-export interface PostgresServer {
-  readonly host: string;
-  readonly port: number;
+/**
+ * One running PostgreSQL server with a superuser `postgres` whose password is random. Its data
+ * survives `kill()`, and `start()` runs crash recovery.
+ */
+export interface PostgresServer extends ServerProcess {
   readonly user: string;
   readonly password: string;
   readonly database: string;
   /** `postgres://postgres:{password}@127.0.0.1:{port}/postgres` */
   readonly url: string;
-  /** Kills the server with SIGKILL (as a crash would) and waits until its port is free. Data survives. */
-  kill(): Promise<void>;
-  /** Starts the server again on the same port and data directory (after `kill()`), with crash recovery. */
-  start(): Promise<void>;
-  /** `kill()` then `start()`. */
-  restart(): Promise<void>;
-  /** Shuts the server down and removes its directory. Safe to call more than once. */
-  stop(): Promise<void>;
 }
 
 const READY = "database system is ready to accept connections";

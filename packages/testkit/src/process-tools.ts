@@ -127,3 +127,18 @@ export const spawnWatched = (
   }
   return { child, exited, onOutput: (listener) => listeners.push(listener) };
 };
+
+/** A server a test started on loopback, which it can crash, start again and stop. */
+export interface ServerProcess {
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+  /** Kills the server with SIGKILL (as a crash would) and waits until its port is free. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port (after `kill()`) and waits until it answers. */
+  start(): Promise<void>;
+  /** `kill()` then `start()`. */
+  restart(): Promise<void>;
+  /** Shuts the server down and removes its directory. Safe to call more than once. */
+  stop(): Promise<void>;
+}

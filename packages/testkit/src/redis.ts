@@ -9,7 +9,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killGroup, removeDirectory, trackDirectory, trackProcess } from "./cleanup.js";
 import { freePort } from "./ports.js";
-import { findOnPath, HOST, portIsFree, waitFor, watchProcessGroup } from "./process-tools.js";
+import {
+  findOnPath,
+  HOST,
+  portIsFree,
+  type ServerProcess,
+  waitFor,
+  watchProcessGroup,
+} from "./process-tools.js";
 
 const CLUSTER_BUS_OFFSET = 10_000;
 
@@ -22,18 +29,10 @@ export interface StartRedisOptions {
   startTimeoutMs?: number;
 }
 
-/** One running `redis-server`. */
-export interface RedisServer {
-  readonly host: string;
-  readonly port: number;
+/** One running `redis-server` (no persistence: `kill()` loses the data). */
+export interface RedisServer extends ServerProcess {
   /** `redis://127.0.0.1:{port}` */
   readonly url: string;
-  /** Kills the server with SIGKILL (as a crash would) and waits until it is gone. Data is lost. */
-  kill(): Promise<void>;
-  /** Starts the server again on the same port (after `kill()`) and waits until it answers PING. */
-  start(): Promise<void>;
-  /** `kill()` then `start()`. */
-  restart(): Promise<void>;
   /**
    * Stalls the server with SIGSTOP: connections stay open and new ones are accepted by the kernel, but
    * nothing is answered until `resume()`. Simulates a server that hangs or a network that black-holes.
@@ -41,8 +40,6 @@ export interface RedisServer {
   pause(): void;
   /** Lets a paused server run again (SIGCONT); what it received meanwhile is then processed. */
   resume(): void;
-  /** Kills the server and removes its directory. Safe to call more than once. */
-  stop(): Promise<void>;
 }
 
 export interface RedisCluster {
