@@ -1,6 +1,6 @@
 /** What every command gets: the streams, the environment, styles, progress bars and store opening. */
 import type { MemoryStore } from "@mem/core";
-import { openStore } from "./store-url/open.js";
+import { type OpenStoreOptions, openStore } from "./store-url/open.js";
 import { createStyle, type Style, useColor } from "./style.js";
 
 export interface Stream {
@@ -38,8 +38,12 @@ export interface Context {
   printJson(value: unknown): void;
   /** A line on stderr: progress notes and warnings, never data. */
   note(text: string): void;
-  /** Opens `url`, runs `task` and closes the store, whatever happens. */
-  withStore<T>(url: string, task: (store: MemoryStore) => Promise<T>): Promise<T>;
+  /** Opens `url` (with `options`' expiry, if any), runs `task` and closes the store, whatever happens. */
+  withStore<T>(
+    url: string,
+    task: (store: MemoryStore) => Promise<T>,
+    options?: Pick<OpenStoreOptions, "expireAfterSeconds">,
+  ): Promise<T>;
 }
 
 export const createContext = (io: Io): Context => ({
@@ -56,8 +60,8 @@ export const createContext = (io: Io): Context => ({
   note(text) {
     io.stderr.write(`${text}\n`);
   },
-  async withStore(url, task) {
-    const store = await openStore(url, { env: io.env, cwd: io.cwd });
+  async withStore(url, task, options = {}) {
+    const store = await openStore(url, { ...options, env: io.env, cwd: io.cwd });
     try {
       return await task(store);
     } finally {

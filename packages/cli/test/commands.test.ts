@@ -5,6 +5,7 @@ import { executeCommand } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
+import { openStore } from "../src/index.js";
 import { createProgram } from "../src/program.js";
 import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
 import {
@@ -116,6 +117,54 @@ describe("mem view, cat, run, tree", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+describe("mem sweep", () => {
+  for (const kind of ["fs", "redis"] as const) {
+    it(`removes what was not accessed for --expire-after seconds, and only that (${kind})`, async () => {
+      const url = freshUrl(servers, kind);
+      const expiring = { env: servers.env, expireAfterSeconds: 3600 };
+      const store = await openStore(url, expiring);
+      await store.write("/memories/old.md", new TextEncoder().encode("old\n"), { ifAbsent: true });
+      await store.close?.();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const fresh = await openStore(url, expiring);
+      await fresh.write("/memories/new.md", new TextEncoder().encode("new\n"), { ifAbsent: true });
+      await fresh.close?.();
+
+      // In this process: a child's start-up would take longer than the gap between the two files.
+      let out = "";
+      const ctx = createContext({
+        stdout: {
+          write: (c) => {
+            out += String(c);
+          },
+        },
+        stderr: { write: () => true },
+        env: servers.env,
+        cwd: PACKAGE_DIR,
+      });
+      await createProgram(ctx).parseAsync(["node", "mem", "sweep", url, "--expire-after", "0.3", "--json"]);
+      expect(ctx.exitCode).toBe(0);
+      expect(JSON.parse(out)).toEqual({ paths: ["/memories/old.md"], bytes: 4 });
+      const left = await withStore(servers, url, async (s) => (await s.files?.())?.map((f) => f.path));
+      expect(left).toEqual(["/memories/new.md"]);
+    });
+  }
+
+  it("needs --expire-after, a positive number of seconds, and changes nothing without it", async () => {
+    const url = freshUrl(servers, "fs");
+    await seed(servers, url);
+    const missing = await mem(["sweep", url]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("--expire-after <seconds>");
+    for (const bad of ["0", "-5", "soon", ""]) {
+      const result = await mem(["sweep", url, "--expire-after", bad]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain("a positive number of seconds");
+    }
+    expect((await contents(servers, url)).size).toBe(SAMPLE.size);
   });
 });
 

@@ -1,6 +1,6 @@
 /** Pieces every command module uses. */
 import { type MemoryStore, validatePath } from "@mem/core";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { CommandError, type Context } from "../context.js";
 
 /** A command module registers one command on the program. */
@@ -11,6 +11,21 @@ export const examples = (...lines: string[]): string =>
   `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`;
 
 export const JSON_OPTION = ["--json", "print the result as JSON, for scripts"] as const;
+
+const seconds = (raw: string): number => {
+  const value = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidArgumentError("a positive number of seconds, e.g. 2592000 for 30 days");
+  }
+  return value;
+};
+
+/** The store's `expireAfterSeconds` (SPEC §7): store URLs carry no expiry, so commands take it as an option. */
+export const EXPIRE_AFTER_OPTION = [
+  "--expire-after <seconds>",
+  "files not accessed for this long are expired (the store's expireAfterSeconds)",
+  seconds,
+] as const;
 export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */

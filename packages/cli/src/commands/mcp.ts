@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
 import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, EXPIRE_AFTER_OPTION, examples, URL_ARGUMENT } from "./common.js";
 
 /** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
 export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
@@ -21,6 +21,7 @@ interface McpFlags {
   listLimit?: number;
   sensitive?: string;
   detectors?: string;
+  expireAfter?: number;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -97,6 +98,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
     .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
+    .option(...EXPIRE_AFTER_OPTION)
     .addHelpText(
       "after",
       examples(
@@ -112,30 +114,39 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
       server.sensitive = guardOptions(flags);
+      const open = flags.expireAfter === undefined ? {} : { expireAfterSeconds: flags.expireAfter };
 
       if (!flags.http) {
-        await ctx.withStore(url, async (store) => {
-          const running = await serveStdio(store, server).catch(asUsage);
-          await Promise.race([running.closed, stopSignal()]);
-          await running.close();
-        });
+        await ctx.withStore(
+          url,
+          async (store) => {
+            const running = await serveStdio(store, server).catch(asUsage);
+            await Promise.race([running.closed, stopSignal()]);
+            await running.close();
+          },
+          open,
+        );
         return;
       }
 
       const token = flags.token ?? ctx.io.env[TOKEN_VARIABLE];
       const tenantFromToken =
         flags.tenantTokens === undefined ? undefined : readTenantTokens(flags.tenantTokens, ctx.io.cwd);
-      await ctx.withStore(url, async (store) => {
-        const running = await serveHttp(store, {
-          ...server,
-          host: flags.host ?? "127.0.0.1",
-          port: flags.port ?? DEFAULT_PORT,
-          ...(token === undefined ? {} : { token }),
-          ...(tenantFromToken === undefined ? {} : { tenantFromToken }),
-        }).catch(asUsage);
-        ctx.note(`mem: MCP server at ${running.url} (Ctrl-C stops it)`);
-        await stopSignal();
-        await running.close();
-      });
+      await ctx.withStore(
+        url,
+        async (store) => {
+          const running = await serveHttp(store, {
+            ...server,
+            host: flags.host ?? "127.0.0.1",
+            port: flags.port ?? DEFAULT_PORT,
+            ...(token === undefined ? {} : { token }),
+            ...(tenantFromToken === undefined ? {} : { tenantFromToken }),
+          }).catch(asUsage);
+          ctx.note(`mem: MCP server at ${running.url} (Ctrl-C stops it)`);
+          await stopSignal();
+          await running.close();
+        },
+        open,
+      );
     });
 };

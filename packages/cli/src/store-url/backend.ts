@@ -5,6 +5,8 @@ export interface OpenContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The directory relative fs paths are resolved against. */
   cwd: string;
+  /** Passed to the store as its `expireAfterSeconds` (SPEC §7); unset: files never expire. */
+  expireAfterSeconds?: number;
 }
 
 export interface Backend<S extends { kind: string }> {
@@ -20,6 +22,10 @@ export interface Backend<S extends { kind: string }> {
   describe(spec: S): string;
   open(spec: S, context: OpenContext): Promise<MemoryStore>;
 }
+
+/** The store option for the context's expiry: `{ expireAfterSeconds }`, or nothing when unset. */
+export const expiryOf = (context: OpenContext): { expireAfterSeconds?: number } =>
+  context.expireAfterSeconds === undefined ? {} : { expireAfterSeconds: context.expireAfterSeconds };
 
 /** The prefix used when a Redis or S3 URL names none, so a store never works on a whole keyspace. */
 export const DEFAULT_PREFIX = "mem-demo/";

@@ -11,6 +11,11 @@ export interface OpenStoreOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** The directory relative `fs:` paths are resolved against. Default `process.cwd()`. */
   cwd?: string;
+  /**
+   * Files not accessed for this many seconds behave as missing, and `sweep()` removes them (the store's
+   * own `expireAfterSeconds`, SPEC §7). Store URLs carry no expiry: a service sets it here. Unset: none.
+   */
+  expireAfterSeconds?: number;
 }
 
 /**
@@ -35,7 +40,11 @@ export const openStore = async (
   options: OpenStoreOptions = {},
 ): Promise<MemoryStore> => {
   const spec = typeof url === "string" ? parseStoreUrl(url) : url;
-  const context: OpenContext = { env: options.env ?? process.env, cwd: options.cwd ?? process.cwd() };
+  const context: OpenContext = {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.expireAfterSeconds !== undefined && { expireAfterSeconds: options.expireAfterSeconds }),
+  };
   // The key is checked before any connection is made.
   const keys = spec.encrypted ? keyOptions(context.env[KEY_VARIABLE]) : undefined;
   let store = await backendOf(spec.backend).open(spec.backend, context);

@@ -1,5 +1,5 @@
 /** `postgres://[user:password@]host:port/database[?sslmode=...]`: PostgreSQL, one table for every tenant. */
-import type { Backend } from "./backend.js";
+import { type Backend, expiryOf } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { maskUrl } from "./mask.js";
 import { load, parseUrl } from "./parts.js";
@@ -24,8 +24,8 @@ export const postgresBackend: Backend<PostgresSpec> = {
     return { kind: "postgres", connectionString: url.href };
   },
   describe: (spec) => `PostgreSQL ${maskUrl(spec.connectionString)}`,
-  async open(spec) {
+  async open(spec, context) {
     const { PostgresStore } = await load("@mem/postgres", () => import("@mem/postgres"));
-    return new PostgresStore({ connectionString: spec.connectionString });
+    return new PostgresStore({ connectionString: spec.connectionString, ...expiryOf(context) });
   },
 };
