@@ -332,16 +332,11 @@ export class HistoryStore implements MemoryStore {
     return id;
   }
 
-  /** Keeps every listed file at or beneath `path`, before it is deleted or moved away. */
+  /** Keeps every file at or beneath `path`, before it is deleted or moved away. */
   async #keepAll(path: string): Promise<{ path: string; size: number; versionId: string }[]> {
     const stat = path === ROOT ? ({ kind: "directory" } as const) : await this.inner.stat(path);
     if (!stat) return [];
-    const files =
-      stat.kind === "file"
-        ? [path]
-        : ((await this.inner.list(path, DEEP))?.entries ?? [])
-            .filter((e) => e.kind === "file")
-            .map((e) => e.path);
+    const files = stat.kind === "file" ? [path] : await this.#filesBeneath(path);
     const kept: { path: string; size: number; versionId: string }[] = [];
     for (const file of files) {
       const current = await this.inner.read(file);
@@ -354,6 +349,23 @@ export class HistoryStore implements MemoryStore {
     }
     this.#reads.clear();
     return kept;
+  }
+
+  /**
+   * The files beneath directory `dir`: hidden and `node_modules` ones too when the wrapped store has
+   * `files()` (which walks the whole store), only the listed ones otherwise. The history's own files are
+   * never among them.
+   */
+  async #filesBeneath(dir: string): Promise<string[]> {
+    if (this.inner.files) {
+      const all = await this.inner.files();
+      return all
+        .map((f) => f.path)
+        .filter((p) => isSameOrInside(p, dir) && p !== dir && !(this.#own && isSameOrInside(p, this.#base)));
+    }
+    return ((await this.inner.list(dir, DEEP))?.entries ?? [])
+      .filter((e) => e.kind === "file")
+      .map((e) => e.path);
   }
 
   async #prune(path: string): Promise<void> {

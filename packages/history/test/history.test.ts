@@ -93,6 +93,39 @@ describe("HistoryStore", () => {
     expect(text(await store.readVersion("/memories/new/a.md", beforeEdit!.id))).toBe("a\n");
   });
 
+  it("keeps hidden and node_modules files beneath a deleted or renamed directory", async () => {
+    const store = new HistoryStore(new InMemoryStore());
+    await store.write("/memories/d/.secret", new TextEncoder().encode("s\n"), { ifAbsent: true });
+    await store.write("/memories/d/node_modules/m.js", new TextEncoder().encode("m\n"), { ifAbsent: true });
+    await store.write("/memories/d/shown.md", new TextEncoder().encode("v\n"), { ifAbsent: true });
+    await store.write("/memories/e/.hidden", new TextEncoder().encode("h\n"), { ifAbsent: true });
+    await run(store, { command: "delete", path: "/memories/d" });
+    await run(store, { command: "rename", old_path: "/memories/e", new_path: "/memories/f" });
+    expect(await store.paths()).toEqual([
+      "/memories/d/.secret",
+      "/memories/d/node_modules/m.js",
+      "/memories/d/shown.md",
+      "/memories/e/.hidden",
+    ]);
+    for (const path of await store.paths()) {
+      const [last] = await store.versions(path);
+      await store.restore(path, last!.id);
+    }
+    expect(await content(store, "/memories/d/.secret")).toBe("s\n");
+    expect(await content(store, "/memories/d/node_modules/m.js")).toBe("m\n");
+    expect(await content(store, "/memories/e/.hidden")).toBe("h\n");
+    expect(await content(store, "/memories/f/.hidden")).toBe("h\n");
+  });
+
+  it("keeps only the listed files beneath a deleted directory over a store without files()", async () => {
+    class NoFiles extends ForwardingStore {}
+    const store = new HistoryStore(new NoFiles(new InMemoryStore()));
+    await store.write("/memories/d/.secret", new TextEncoder().encode("s\n"), { ifAbsent: true });
+    await store.write("/memories/d/shown.md", new TextEncoder().encode("v\n"), { ifAbsent: true });
+    await run(store, { command: "delete", path: "/memories/d" });
+    expect(await store.paths()).toEqual(["/memories/d/shown.md"]);
+  });
+
   it("keeps nothing for commands that fail", async () => {
     const store = new HistoryStore(new InMemoryStore());
     await run(store, { command: "create", path: "/memories/a", file_text: "a" });
