@@ -26,9 +26,24 @@ const SYSTEM_REASONS: Record<string, string> = {
   ECONNRESET: "connection reset",
   ETIMEDOUT: "timed out",
   EPIPE: "connection closed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
   ENOTFOUND: "host not found",
   EAI_AGAIN: "host lookup failed",
 };
+
+/**
+ * The reason to show for a Node.js system error code (`ECONNREFUSED` → "connection refused"), or
+ * `undefined` for a code without a fixed phrase. For stores turning client errors into
+ * `StoreFailureError` reasons that never quote a message.
+ *
+ * @example
+ * ```ts
+ * systemReason("ECONNRESET"); // "connection reset"
+ * ```
+ */
+export const systemReason = (code: unknown): string | undefined =>
+  typeof code === "string" && Object.hasOwn(SYSTEM_REASONS, code) ? SYSTEM_REASONS[code] : undefined;
 
 /**
  * A reason string for an error result. Unknown errors give only a well-known code, never their
@@ -40,7 +55,8 @@ export const safeReason = (error: unknown): string => {
     if (typeof reason === "string" && reason !== "") return reason;
   }
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  if (typeof code === "string" && code in SYSTEM_REASONS) return SYSTEM_REASONS[code]!;
+  const system = systemReason(code);
+  if (system) return system;
   if (typeof code === "string" && /^[A-Z][A-Z0-9_]{1,40}$/.test(code)) return `storage error ${code}`;
   return "unexpected storage error";
 };

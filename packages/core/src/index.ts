@@ -10,7 +10,7 @@ export {
 } from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
 export { type Expiry, expiryOf } from "./expiry.js";
-export { isStoreError } from "./failure.js";
+export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";

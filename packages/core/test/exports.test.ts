@@ -83,6 +83,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "resolveGuard",
       "segmentsOf",
       "sleep",
+      "systemReason",
       "unknownToolResult",
       "usageOf",
       "validatePath",

@@ -3,7 +3,7 @@
  * SQLSTATE and system error codes and fixed phrases only, never from messages, which can name hosts,
  * users, databases or values.
  */
-import { StoreFailureError } from "@mem/core";
+import { StoreFailureError, systemReason } from "@mem/core";
 
 /** SQLSTATEs that mean "try the whole statement again": nothing of it was applied. */
 export const RETRYABLE = new Set(["40001", "40P01"]);
@@ -31,17 +31,6 @@ const SQLSTATE_REASONS: Record<string, string> = {
   "08006": "connection lost",
   "08001": "could not connect to the database",
   "08004": "the database server refused the connection",
-};
-
-const SYSTEM_REASONS: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ECONNRESET: "connection reset",
-  ETIMEDOUT: "connection timed out",
-  EHOSTUNREACH: "host unreachable",
-  ENETUNREACH: "network unreachable",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host lookup failed",
-  EPIPE: "connection closed",
 };
 
 // Client-side messages of pg and pg-pool that carry no data: matched, never shown.
@@ -78,8 +67,8 @@ export const reasonOf = (error: unknown): string => {
     if (state === "57014" && /statement timeout/.test(error.message)) return "the statement timed out";
     return SQLSTATE_REASONS[state] ?? `database error ${state}`;
   }
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && SYSTEM_REASONS[code]) return SYSTEM_REASONS[code];
+  const system = systemReason((error as { code?: unknown }).code);
+  if (system) return system;
   for (const [pattern, reason] of CLIENT_REASONS) if (pattern.test(error.message)) return reason;
   if (error instanceof AggregateError) return reasonOf(error.errors[0]);
   return "database error";

@@ -1,4 +1,4 @@
-import { StoreFailureError } from "@mem/core";
+import { StoreFailureError, systemReason } from "@mem/core";
 
 /**
  * Turns a client or server error into a `StoreFailureError` whose reason is safe to show: built from
@@ -7,17 +7,6 @@ import { StoreFailureError } from "@mem/core";
 export const toStoreFailure = (error: unknown): StoreFailureError => {
   if (error instanceof StoreFailureError) return error;
   return new StoreFailureError(reasonOf(error), { cause: error });
-};
-
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: "connection refused",
-  ECONNRESET: "connection reset",
-  ETIMEDOUT: "connection timed out",
-  EHOSTUNREACH: "host unreachable",
-  ENETUNREACH: "network unreachable",
-  ENOTFOUND: "host not found",
-  EAI_AGAIN: "host lookup failed",
-  EPIPE: "connection closed",
 };
 
 // Leading words of Redis error replies that say what went wrong without any payload.
@@ -38,8 +27,8 @@ const REPLY_PREFIXES: Array<[string, string]> = [
 
 const reasonOf = (error: unknown): string => {
   if (!(error instanceof Error)) return "redis error";
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && NETWORK_CODES[code]) return NETWORK_CODES[code];
+  const system = systemReason((error as { code?: unknown }).code);
+  if (system) return system;
   const message = error.message;
   if (error.name === "MaxRetriesPerRequestError") return "connection lost";
   if (message === "Command timed out") return "timed out";
