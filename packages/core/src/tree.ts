@@ -44,32 +44,70 @@ export const isSameOrInside = (path: string, dir: string): boolean =>
 /** `path` re-rooted from directory `from` to directory `to` (`path` must be inside `from`). */
 export const rebase = (path: string, from: string, to: string): string => to + path.slice(from.length);
 
+/** Where the first hidden or `node_modules` name of `path` starts at or after `from` (a `/`); -1 if none. */
+const firstUnlisted = (path: string, from: number): number => {
+  const found = path.indexOf("/.", from);
+  let at = path.indexOf("/node_modules", from);
+  while (at !== -1 && (found === -1 || at < found)) {
+    const end = at + "/node_modules".length;
+    if (end === path.length || path.charCodeAt(end) === SLASH) return at;
+    at = path.indexOf("/node_modules", end);
+  }
+  return found;
+};
+
+const SLASH = 47;
+
 /**
  * Builds the listing of `dir` from every file beneath it, for stores that can enumerate files.
  * A directory whose name is listed shows even when everything inside it is hidden (it still exists,
- * SPEC §3); a file beneath an unlisted name adds nothing to any size.
+ * SPEC §3); a file beneath an unlisted name adds nothing to any size. With `countFiles`, directory
+ * entries and the listing carry `files`, the number of listed files beneath them. Linear in the total
+ * length of the paths: entry paths are prefixes of the file paths, so nothing is split or joined.
  */
 export const listingFromFiles = (
   dir: string,
   files: Iterable<{ path: string; size: number }>,
   depth: number,
+  options: { countFiles?: boolean } = {},
 ): Listing => {
-  const prefixLength = segmentsOf(dir).length;
+  const counting = options.countFiles === true;
+  const base = dir.length + 1;
   const entries = new Map<string, ListEntry>();
   let total = 0;
+  let count = 0;
   for (const file of files) {
-    if (file.path === dir || !isSameOrInside(file.path, dir)) continue;
-    const rel = segmentsOf(file.path).slice(prefixLength);
-    const firstHidden = rel.findIndex((name) => !isListedName(name));
-    const visible = firstHidden === -1 ? rel.length : firstHidden;
-    const size = firstHidden === -1 ? file.size : 0;
-    total += size;
-    for (let d = 1; d <= Math.min(depth, visible); d++) {
-      const path = `${dir}/${rel.slice(0, d).join("/")}`;
-      const entry = entries.get(path);
-      if (entry) entry.size += size;
-      else entries.set(path, { path, kind: d === rel.length ? "file" : "directory", size, depth: d });
+    const path = file.path;
+    if (path.length <= base || path.charCodeAt(dir.length) !== SLASH || !path.startsWith(dir)) continue;
+    const hiddenAt = firstUnlisted(path, dir.length);
+    const listed = hiddenAt === -1;
+    const size = listed ? file.size : 0;
+    if (listed) {
+      total += size;
+      count += 1;
+    }
+    let start = base;
+    for (let d = 1; d <= depth; d++) {
+      if (!listed && start - 1 >= hiddenAt) break;
+      const slash = path.indexOf("/", start);
+      const end = slash === -1 ? path.length : slash;
+      const entryPath = end === path.length ? path : path.slice(0, end);
+      const entry = entries.get(entryPath);
+      if (entry) {
+        entry.size += size;
+        if (listed && counting) entry.files = (entry.files ?? 0) + 1;
+      } else if (slash === -1) {
+        entries.set(entryPath, { path: entryPath, kind: "file", size, depth: d });
+      } else {
+        const created: ListEntry = { path: entryPath, kind: "directory", size, depth: d };
+        if (counting) created.files = listed ? 1 : 0;
+        entries.set(entryPath, created);
+      }
+      if (slash === -1) break;
+      start = slash + 1;
     }
   }
-  return { size: total, entries: [...entries.values()] };
+  const listing: Listing = { size: total, entries: [...entries.values()] };
+  if (counting) listing.files = count;
+  return listing;
 };
