@@ -6,9 +6,17 @@
  * - `B f:{path}`  hash `d` = file bytes, `v` = version
  * - `B d:{path}`  hash child name → `f` | `d`: the directory index. A directory exists exactly while
  *                  this hash is non-empty; Redis drops empty hashes, so empty directories vanish.
+ * - `B o:{path}`  sorted set of the same child names, all of score 0, so that ZRANGE gives them in view's
+ *                  order: byte order once the lead bytes 0xEE and 0xEF become 0xF5 and 0xF6 (bytes UTF-8
+ *                  never uses), which puts U+E000–U+FFFF after the characters above U+FFFF, as UTF-16
+ *                  code units sort them. A listing reads the first names it shows and no others.
+ * - `B n`         hash directory path → number of its children with listed names, so that a listing
+ *                  counts the entries it does not show without reading them
  * - `B z`         hash directory path → listed size (bytes of files beneath it whose names below the
  *                  directory are all listed names); absent means 0
- * - `B t`         sorted set path → last access time in ms, for expiry
+ * - `B t`         sorted set path → last access time in ms, for expiry; kept only while expiry is on
+ * - `B T`         present while `B t` holds every file's access time: operations without expiry delete
+ *                  it, and the first operation with expiry then starts every file's clock anew
  * - `B u`         hash `f` = number of files, `b` = their total bytes (hidden ones included): usage in O(1)
  * - `B s`         hash path → size of each file, kept only with expiry: the Redis expiry of a file key
  *                  (the backstop below) must not lose the size the totals need
@@ -34,10 +42,17 @@ local SIZES = base .. 'z'
 local ACCESS = base .. 't'
 local USAGE = base .. 'u'
 local FILESIZE = base .. 's'
+local COUNTS = base .. 'n'
+local INDEXED = base .. 'T'
 local function arg(i) return ARGV[5 + i] end
 
 local function fkey(p) return base .. 'f:' .. p end
 local function dkey(p) return base .. 'd:' .. p end
+local function okey(p) return base .. 'o:' .. p end
+local TO_ORDER = {['\\238'] = '\\245', ['\\239'] = '\\246'}
+local TO_NAME = {['\\245'] = '\\238', ['\\246'] = '\\239'}
+local function orderOf(n) return (string.gsub(n, '[\\238\\239]', TO_ORDER)) end
+local function nameOfOrder(k) return (string.gsub(k, '[\\245\\246]', TO_NAME)) end
 local function exists(k) return redis.call('EXISTS', k) == 1 end
 local function parent(p) return (string.match(p, '^(.*)/[^/]*$')) end
 local function name(p) return (string.match(p, '([^/]*)$')) end
@@ -64,16 +79,17 @@ end
 
 -- Marks p accessed now; with expiry, refreshes the backstop of p's key, its directories and the store's own keys.
 local function touch(p)
-  redis.call('ZADD', ACCESS, ms(now), p)
   if ttl <= 0 then return end
+  redis.call('ZADD', ACCESS, ms(now), p)
   redis.call('PEXPIRE', fkey(p), backstop)
   local dir = parent(p)
   while dir do
     redis.call('PEXPIRE', dkey(dir), backstop)
+    redis.call('PEXPIRE', okey(dir), backstop)
     if dir == ROOT then break end
     dir = parent(dir)
   end
-  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE}) do redis.call('PEXPIRE', k, backstop) end
+  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, INDEXED}) do redis.call('PEXPIRE', k, backstop) end
 end
 
 local function sizeOf(p)
@@ -100,7 +116,11 @@ local function link(p, kind)
   while child ~= ROOT do
     local dir = parent(child)
     local existed = dir == ROOT or exists(dkey(dir))
-    redis.call('HSET', dkey(dir), name(child), k)
+    local n = name(child)
+    if redis.call('HSET', dkey(dir), n, k) == 1 then
+      redis.call('ZADD', okey(dir), 0, orderOf(n))
+      if listed(n) then redis.call('HINCRBY', COUNTS, dir, 1) end
+    end
     if existed then return end
     child, k = dir, 'd'
   end
@@ -111,7 +131,11 @@ local function unlink(p)
   local child = p
   while child ~= ROOT do
     local dir = parent(child)
-    redis.call('HDEL', dkey(dir), name(child))
+    local n = name(child)
+    if redis.call('HDEL', dkey(dir), n) == 1 then
+      redis.call('ZREM', okey(dir), orderOf(n))
+      if listed(n) and redis.call('HINCRBY', COUNTS, dir, -1) <= 0 then redis.call('HDEL', COUNTS, dir) end
+    end
     if dir == ROOT or exists(dkey(dir)) then return end
     redis.call('HDEL', SIZES, dir)
     child = dir
@@ -132,8 +156,10 @@ end
 local function removeFile(p)
   local size = sizeOf(p)
   redis.call('DEL', fkey(p))
-  redis.call('ZREM', ACCESS, p)
-  redis.call('HDEL', FILESIZE, p)
+  if ttl > 0 then
+    redis.call('ZREM', ACCESS, p)
+    redis.call('HDEL', FILESIZE, p)
+  end
   addSize(p, -size)
   count(-1, -size)
   unlink(p)
@@ -167,6 +193,25 @@ local function purge()
   return out
 end
 
+-- Starts every file's clock now: the first operation with expiry after any without it (which kept no
+-- access times), so no file lives forever and none vanishes at once.
+local function startClocks()
+  local files, dirs = {}, {}
+  walk(ROOT, files, dirs)
+  redis.call('DEL', ACCESS, FILESIZE)
+  for _, f in ipairs(files) do
+    redis.call('ZADD', ACCESS, ms(now), f)
+    redis.call('HSET', FILESIZE, f, redis.call('HSTRLEN', fkey(f), 'd'))
+  end
+  redis.call('SET', INDEXED, '1')
+end
+
+if ttl > 0 then
+  if not exists(INDEXED) then startClocks() end
+elseif op == 'read' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
+  redis.call('DEL', INDEXED)
+end
+
 if op == 'sweep' then return purge() end
 purge()
 
@@ -179,7 +224,7 @@ if op == 'read' then
   local p = arg(0)
   local h = redis.call('HMGET', fkey(p), 'd', 'v')
   if not h[1] then return nil end
-  if ttl > 0 then touch(p) end
+  touch(p)
   return h
 end
 
@@ -191,28 +236,116 @@ if op == 'stat' then
   return nil
 end
 
-if op == 'list' then
-  local dir, depth = arg(0), tonumber(arg(1))
-  if dir ~= ROOT and not exists(dkey(dir)) then return nil end
-  local out = {num(redis.call('HGET', SIZES, dir))}
+-- HMGET of any number of fields (a Lua call takes a few thousand arguments at most).
+local function hmget(key, fields)
+  local out = {}
+  for i = 1, #fields, 1000 do
+    local chunk = {}
+    for j = i, math.min(i + 999, #fields) do chunk[#chunk + 1] = fields[j] end
+    local values = redis.call('HMGET', key, unpack(chunk))
+    for _, v in ipairs(values) do out[#out + 1] = v end
+  end
+  return out
+end
+
+-- Listed entries within levels levels beneath p.
+local function countBeneath(p, levels)
+  local kids = redis.call('HGETALL', dkey(p))
+  local c = 0
+  for i = 1, #kids, 2 do
+    if listed(kids[i]) then
+      c = c + 1
+      if kids[i + 1] == 'd' and levels > 1 then c = c + countBeneath(p .. '/' .. kids[i], levels - 1) end
+    end
+  end
+  return c
+end
+
+-- Entries of d's listed children names (of kinds) within levels levels, themselves included.
+local function countEntries(d, names, kinds, levels)
+  local c = #names
+  if levels < 1 then return c end
+  local dirs = {}
+  for i, n in ipairs(names) do
+    if kinds[i] == 'd' then dirs[#dirs + 1] = d .. '/' .. n end
+  end
+  if levels == 1 then
+    for _, v in ipairs(hmget(COUNTS, dirs)) do c = c + num(v) end
+  else
+    for _, p in ipairs(dirs) do c = c + countBeneath(p, levels - 1) end
+  end
+  return c
+end
+
+local PAGE = 256
+
+-- The listing of dir: its size, how many entries it left out, then path, kind, size, level of the
+-- first limit entries in view's order (depth first, siblings by UTF-16 code units).
+local function listing(dir, depth, limit)
+  local out = {num(redis.call('HGET', SIZES, dir)), 0}
+  local shown, omitted = 0, 0
   local function visit(d, level)
-    local kids = redis.call('HGETALL', dkey(d))
-    for i = 1, #kids, 2 do
-      if listed(kids[i]) then
-        local p = d .. '/' .. kids[i]
-        if kids[i + 1] == 'f' then
-          out[#out + 1] = p; out[#out + 1] = 'f'
-          out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
+    local zk = okey(d)
+    local pos = 0
+    while true do
+      local page
+      if shown < limit then page = redis.call('ZRANGE', zk, pos, pos + PAGE - 1)
+      else page = redis.call('ZRANGE', zk, pos, -1) end
+      if #page == 0 then return end
+      pos = pos + #page
+      local names = {}
+      for _, k in ipairs(page) do
+        local n = nameOfOrder(k)
+        if listed(n) then names[#names + 1] = n end
+      end
+      local kinds = hmget(dkey(d), names)
+      local i = 1
+      while i <= #names and shown < limit do
+        local p = d .. '/' .. names[i]
+        shown = shown + 1
+        out[#out + 1] = p
+        if kinds[i] == 'f' then
+          out[#out + 1] = 'f'; out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
         else
-          out[#out + 1] = p; out[#out + 1] = 'd'
-          out[#out + 1] = num(redis.call('HGET', SIZES, p)); out[#out + 1] = level
+          out[#out + 1] = 'd'; out[#out + 1] = num(redis.call('HGET', SIZES, p)); out[#out + 1] = level
           if level < depth then visit(p, level + 1) end
         end
+        i = i + 1
       end
+      if i <= #names then
+        local restNames, restKinds = {}, {}
+        for j = i, #names do
+          restNames[#restNames + 1] = names[j]
+          restKinds[#restKinds + 1] = kinds[j]
+        end
+        omitted = omitted + countEntries(d, restNames, restKinds, depth - level)
+      end
+      if #page < PAGE then return end
     end
   end
   if depth >= 1 then visit(dir, 1) end
+  out[2] = omitted
   return out
+end
+
+local function isDirectory(p) return p == ROOT or exists(dkey(p)) end
+
+if op == 'list' then
+  local dir = arg(0)
+  if not isDirectory(dir) then return nil end
+  return listing(dir, tonumber(arg(1)), tonumber(arg(2)) or math.huge)
+end
+
+-- A file's bytes and version, or else the listing of a directory: view in one call.
+if op == 'view' then
+  local p = arg(0)
+  local h = redis.call('HMGET', fkey(p), 'd', 'v')
+  if h[1] then
+    touch(p)
+    return {'f', h[1], h[2]}
+  end
+  if not isDirectory(p) then return nil end
+  return {'d', listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge)}
 end
 
 if op == 'write' then
@@ -251,13 +384,16 @@ if op == 'delete' then
   for _, f in ipairs(files) do
     bytes = bytes + sizeOf(f)
     redis.call('DEL', fkey(f))
-    redis.call('ZREM', ACCESS, f)
-    redis.call('HDEL', FILESIZE, f)
+    if ttl > 0 then
+      redis.call('ZREM', ACCESS, f)
+      redis.call('HDEL', FILESIZE, f)
+    end
   end
   count(-#files, -bytes)
   for _, d in ipairs(dirs) do
-    redis.call('DEL', dkey(d))
+    redis.call('DEL', dkey(d), okey(d))
     redis.call('HDEL', SIZES, d)
+    redis.call('HDEL', COUNTS, d)
   end
   unlink(p)
   return #files > 0 and 1 or 0
@@ -273,11 +409,19 @@ if op == 'rename' then
   if ancestor then return {'notdir', ancestor} end
   -- A move is an access (SPEC §7) of every file it moves.
   local function moveAccess(a, b)
-    redis.call('ZREM', ACCESS, a)
     if ttl > 0 then
+      redis.call('ZREM', ACCESS, a)
       local size = redis.call('HGET', FILESIZE, a)
       redis.call('HDEL', FILESIZE, a)
       if size then redis.call('HSET', FILESIZE, b, size) end
+    end
+  end
+  -- Moves what hash key holds for directory a to directory b.
+  local function moveField(key, a, b)
+    local v = redis.call('HGET', key, a)
+    if v then
+      redis.call('HDEL', key, a)
+      redis.call('HSET', key, b, v)
     end
   end
   if isFile then
@@ -302,11 +446,9 @@ if op == 'rename' then
   for _, d in ipairs(dirs) do
     local nd = to .. string.sub(d, cut)
     if exists(dkey(d)) then redis.call('RENAME', dkey(d), dkey(nd)) end
-    local s = redis.call('HGET', SIZES, d)
-    if s then
-      redis.call('HDEL', SIZES, d)
-      redis.call('HSET', SIZES, nd, s)
-    end
+    if exists(okey(d)) then redis.call('RENAME', okey(d), okey(nd)) end
+    moveField(SIZES, d, nd)
+    moveField(COUNTS, d, nd)
   end
   for _, f in ipairs(files) do
     local nf = to .. string.sub(f, cut)

@@ -6,8 +6,10 @@ import {
   type ExpiryOptions,
   expiryOf,
   type FileData,
+  type FileOrListing,
   type ListEntry,
   type Listing,
+  type ListOptions,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -107,12 +109,67 @@ export type RedisStoreOptions = CommonOptions &
 
 type Reply = Buffer | number | null | Reply[];
 
-type Operation = "read" | "stat" | "list" | "write" | "delete" | "rename" | "usage" | "sweep";
+type Operation = "read" | "stat" | "list" | "view" | "write" | "delete" | "rename" | "usage" | "sweep";
 
 /** Operations that change data: only their failures can leave the outcome unknown. */
 const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "sweep"]);
 
 const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
+
+const limitArgument = (options: ListOptions | undefined): string =>
+  options?.limit === undefined ? "" : String(Math.max(0, Math.floor(options.limit)));
+
+/** The script's listing reply: size, entries left out, then path, kind, size and level of each entry. */
+const listingOf = (reply: Reply[]): Listing => {
+  const entries: ListEntry[] = [];
+  for (let i = 2; i + 3 < reply.length; i += 4) {
+    entries.push({
+      path: text(reply[i]),
+      kind: text(reply[i + 1]) === "f" ? "file" : "directory",
+      size: Number(reply[i + 2]),
+      depth: Number(reply[i + 3]),
+    });
+  }
+  const omitted = Number(reply[1]);
+  return omitted > 0 ? { size: Number(reply[0]), entries, omitted } : { size: Number(reply[0]), entries };
+};
+
+const readiness = new WeakMap<Redis | Cluster, Promise<void>>();
+const lastFailures = new WeakMap<Redis | Cluster, string>();
+
+/**
+ * Settles when `client` is ready (resolves) or closes (rejects). Every operation waiting for one
+ * connection attempt shares it, so the client carries one set of listeners whatever the number of
+ * operations in flight (and Node's listener-leak warning stays quiet).
+ */
+const readyOf = (client: Redis | Cluster): Promise<void> => {
+  const pending = readiness.get(client);
+  if (pending) return pending;
+  const ready = new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error) => {
+      readiness.delete(client);
+      client.off("ready", onReady);
+      client.off("close", onClose);
+      client.off("end", onClose);
+      client.off("error", onError);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onReady = () => settle();
+    const onClose = () => settle(new Error("closed"));
+    const onError = (error: unknown) => {
+      lastFailures.set(client, toStoreFailure(error).reason);
+    };
+    client.on("ready", onReady);
+    client.on("close", onClose);
+    client.on("end", onClose);
+    client.on("error", onError);
+  });
+  // Waiters attach their own handlers; this one only keeps an unwatched rejection quiet.
+  ready.catch(() => {});
+  readiness.set(client, ready);
+  return ready;
+};
 
 /**
  * A `MemoryStore` on Redis or Redis Cluster. Each operation is one Lua script call: atomic, one round
@@ -234,19 +291,27 @@ export class RedisStore implements MemoryStore {
     return { kind: "directory" };
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
-    const reply = await this.run("list", [dir, String(depth)]);
+  /**
+   * One script call that reads only what it shows: with `limit`, the first `limit` entries in view's
+   * order from each directory's ordered index, the rest counted from the kept per-directory counts.
+   */
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
+    const reply = await this.run("list", [dir, String(depth), limitArgument(options)]);
+    return Array.isArray(reply) ? listingOf(reply) : null;
+  }
+
+  /** A view in one script call: the file's bytes, or else the directory's listing. */
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+    const reply = await this.run("view", [path, String(depth), limitArgument(options)]);
     if (!Array.isArray(reply)) return null;
-    const entries: ListEntry[] = [];
-    for (let i = 1; i + 3 < reply.length; i += 4) {
-      entries.push({
-        path: text(reply[i]),
-        kind: text(reply[i + 1]) === "f" ? "file" : "directory",
-        size: Number(reply[i + 2]),
-        depth: Number(reply[i + 3]),
-      });
+    if (text(reply[0]) === "f") {
+      const [, data, version] = reply;
+      if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
+      return { kind: "file", file: { data: new Uint8Array(data), version: text(version) } };
     }
-    return { size: Number(reply[0]), entries };
+    const listing = reply[1];
+    if (!Array.isArray(listing)) throw new StoreFailureError("unexpected reply from redis");
+    return { kind: "directory", listing: listingOf(listing) };
   }
 
   /** Walks the directory index breadth first: one HGETALL per directory, then the sizes in one pipeline. */
@@ -406,29 +471,23 @@ export class RedisStore implements MemoryStore {
       case "disconnecting":
         return Promise.reject(new StoreFailureError("connection closed"));
       default:
-        return Promise.reject(new StoreFailureError(this.lastFailure ?? "not connected"));
+        return Promise.reject(
+          new StoreFailureError(this.lastFailure ?? lastFailures.get(client) ?? "not connected"),
+        );
     }
     return new Promise<void>((resolve, reject) => {
-      const settle = (error?: StoreFailureError) => {
-        client.off("ready", onReady);
-        client.off("close", onClose);
-        client.off("end", onClose);
-        client.off("error", onError);
-        signal.removeEventListener("abort", onAbort);
-        if (error) reject(error);
-        else resolve();
-      };
-      const onReady = () => settle();
-      const onClose = () => settle(new StoreFailureError(this.lastFailure ?? "not connected"));
-      const onError = (error: unknown) => {
-        this.lastFailure = toStoreFailure(error).reason;
-      };
-      const onAbort = () => settle(new StoreFailureError("timed out"));
-      signal.addEventListener("abort", onAbort);
-      client.on("ready", onReady);
-      client.on("close", onClose);
-      client.on("end", onClose);
-      client.on("error", onError);
+      const onAbort = () => reject(new StoreFailureError("timed out"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      readyOf(client).then(
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          reject(new StoreFailureError(this.lastFailure ?? lastFailures.get(client) ?? "not connected"));
+        },
+      );
     });
   }
 }

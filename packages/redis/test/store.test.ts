@@ -205,7 +205,15 @@ describe("directories", () => {
       size: 1,
       entries: [{ path: "/memories/keep.txt", kind: "file", size: 1, depth: 1 }],
     });
-    expect(await keysOf(store)).toEqual(["d:/memories", "f:/memories/keep.txt", "seq", "t", "u", "z"]);
+    expect(await keysOf(store)).toEqual([
+      "d:/memories",
+      "f:/memories/keep.txt",
+      "n",
+      "o:/memories",
+      "seq",
+      "u",
+      "z",
+    ]);
     expect(await indexProblems(store)).toEqual([]);
   });
 

@@ -1,4 +1,13 @@
-import { ancestorsOf, InMemoryStore, listingFromFiles, type MemoryStore, nameOf, ROOT } from "@mem/core";
+import {
+  ancestorsOf,
+  compareNames,
+  InMemoryStore,
+  isListedName,
+  listingFromFiles,
+  type MemoryStore,
+  nameOf,
+  ROOT,
+} from "@mem/core";
 import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { RedisStore, type RedisStoreOptions } from "../src/index.js";
@@ -47,6 +56,10 @@ export class TestRedis {
 export type { MemoryStore };
 export { InMemoryStore };
 
+/** A name from its member in a directory's order set, where the bytes 0xEE and 0xEF stand as 0xF5, 0xF6. */
+const nameOfOrderKey = (member: Buffer): string =>
+  Buffer.from(member.map((b) => (b === 0xf5 ? 0xee : b === 0xf6 ? 0xef : b))).toString("utf8");
+
 const escapeGlob = (text: string): string => text.replace(/[{}*?[\]\\]/g, "\\$&");
 
 /**
@@ -59,11 +72,13 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
   const keys = await client.keys(`${escapeGlob(base)}*`);
   const files = new Map<string, number>();
   const dirKeys = new Set<string>();
+  const orderKeys = new Set<string>();
   for (const key of keys) {
     const rest = key.slice(base.length);
     if (rest.startsWith("f:")) files.set(rest.slice(2), await client.hstrlen(key, "d"));
     else if (rest.startsWith("d:")) dirKeys.add(rest.slice(2));
-    else if (!["z", "t", "u", "s", "seq"].includes(rest)) return [`unexpected key ${rest}`];
+    else if (rest.startsWith("o:")) orderKeys.add(rest.slice(2));
+    else if (!["z", "t", "u", "s", "seq", "n", "T"].includes(rest)) return [`unexpected key ${rest}`];
   }
   const problems: string[] = [];
   const children = new Map<string, Map<string, string>>();
@@ -86,6 +101,18 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
     if (JSON.stringify(sorted) !== JSON.stringify(expected)) problems.push(`index of ${dir} is wrong`);
   }
   for (const dir of dirKeys) if (!children.has(dir)) problems.push(`stale directory ${dir}`);
+  for (const dir of orderKeys) if (!children.has(dir)) problems.push(`stale order of ${dir}`);
+  const counts = await client.hgetall(`${base}n`);
+  for (const dir of new Set([...expectedDirs, ...Object.keys(counts)])) {
+    const names = [...(children.get(dir)?.keys() ?? [])];
+    const order = (await client.zrangeBuffer(`${base}o:${dir}`, 0, -1)).map(nameOfOrderKey);
+    if (JSON.stringify(order) !== JSON.stringify([...names].sort(compareNames))) {
+      problems.push(`order of ${dir} is wrong`);
+    }
+    const listed = names.filter(isListedName).length;
+    if (Number(counts[dir] ?? 0) !== listed)
+      problems.push(`count of ${dir} is ${counts[dir]}, expected ${listed}`);
+  }
   const fileList = [...files].map(([path, size]) => ({ path, size }));
   const sizes = await client.hgetall(`${base}z`);
   for (const dir of new Set([ROOT, ...expectedDirs, ...Object.keys(sizes)])) {
@@ -99,8 +126,10 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
   if (Number(usage[0] ?? 0) !== files.size || Number(usage[1] ?? 0) !== total) {
     problems.push(`usage is ${usage.join("/")}, expected ${files.size}/${total}`);
   }
+  // Access times are kept only with expiry (`T` marks them complete); without it the set is never written.
   const accessed = await client.zrange(`${base}t`, 0, -1);
-  if (JSON.stringify(accessed.sort()) !== JSON.stringify([...files.keys()].sort())) {
+  const expected = (await client.exists(`${base}T`)) === 1 ? [...files.keys()].sort() : [];
+  if (JSON.stringify(accessed.sort()) !== JSON.stringify(expected)) {
     problems.push("access times do not match the files");
   }
   return problems;
