@@ -9,12 +9,14 @@ import {
   type ExpiryOptions,
   expiryOf,
   type FileData,
+  type FileOrListing,
   isSameOrInside,
   type Listing,
   listingFromFiles,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  nameOf,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -104,6 +106,12 @@ type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
  * await store.close();
  * ```
  */
+/** A name with an extension: a dot after its first character, followed by something. */
+const looksLikeFileName = (name: string): boolean => {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && dot < name.length - 1;
+};
+
 export class S3Store implements MemoryStore {
   readonly capabilities: StoreCapabilities;
 
@@ -237,6 +245,24 @@ export class S3Store implements MemoryStore {
       return files.some((f) => !index.isExpired(times, f.path, now)) ? found : null;
     }
     return null;
+  }
+
+  /**
+   * A view in one request where the name tells: a name with an extension (`notes.md`) is read first and
+   * listed only when no object is there; any other name is listed first and read only when nothing is
+   * beneath it. S3 cannot answer both in one request, and directory names rarely have extensions.
+   */
+  async readOrList(path: string, depth: number): Promise<FileOrListing | null> {
+    const asFile = async (): Promise<FileOrListing | null> => {
+      const file = await this.read(path);
+      return file && { kind: "file", file };
+    };
+    const asDirectory = async (): Promise<FileOrListing | null> => {
+      const listing = await this.list(path, depth);
+      return listing && { kind: "directory", listing };
+    };
+    if (path !== ROOT && looksLikeFileName(nameOf(path))) return (await asFile()) ?? asDirectory();
+    return (await asDirectory()) ?? asFile();
   }
 
   async list(dir: string, depth: number): Promise<Listing | null> {

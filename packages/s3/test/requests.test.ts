@@ -20,6 +20,16 @@ const cases: { name: string; input: Record<string, unknown>; expected: Record<st
   {
     name: "view a directory",
     input: { command: "view", path: "/memories/dir" },
+    expected: { ListObjectsV2: 1 },
+  },
+  {
+    name: "view a file without an extension",
+    input: { command: "view", path: "/memories/plain" },
+    expected: { ListObjectsV2: 1, GetObject: 1 },
+  },
+  {
+    name: "view a directory with an extension",
+    input: { command: "view", path: "/memories/v1.2" },
     expected: { GetObject: 1, ListObjectsV2: 1 },
   },
   {
@@ -70,6 +80,8 @@ describe("requests per command", () => {
     await executeCommand(store, { command: "create", path: "/memories/notes.md", file_text: "one\ntwo\n" });
     await executeCommand(store, { command: "create", path: "/memories/dir/a.md", file_text: "a" });
     await executeCommand(store, { command: "create", path: "/memories/dir/b.md", file_text: "b" });
+    await executeCommand(store, { command: "create", path: "/memories/plain", file_text: "p" });
+    await executeCommand(store, { command: "create", path: "/memories/v1.2/c.md", file_text: "c" });
     const measured: Record<string, Record<string, number>> = {};
     for (const { name, input } of cases) {
       fx.server.requests.reset();
