@@ -31,8 +31,9 @@ export interface ListEntry {
   depth: number;
   /**
    * For a directory, optional: how many listed files are beneath it at any depth (the files its `size`
-   * adds up). Lets a wrapper that changes every file's size (the encrypted store) correct directory
-   * sizes without listing deeper.
+   * adds up), given when `ListOptions.countFiles` asked for it and the store keeps the counts. Lets a
+   * wrapper that changes every file's size (the encrypted store) correct directory sizes without
+   * listing deeper.
    */
   files?: number;
 }
@@ -59,6 +60,8 @@ export interface ListOptions {
    * visiting the rest may return just those and count the others in `Listing.omitted`.
    */
   limit?: number;
+  /** Asks for `files` on the listing and its directory entries, from stores that keep the counts. */
+  countFiles?: boolean;
 }
 
 /** What `readOrList` found: a file's bytes, or a directory's listing. */

@@ -12,6 +12,8 @@
  *                  code units sort them. A listing reads the first names it shows and no others.
  * - `B n`         hash directory path → number of its children with listed names, so that a listing
  *                  counts the entries it does not show without reading them
+ * - `B c`         hash directory path → number of the files its listed size adds up (absent means 0), so
+ *                  that a wrapper changing every file's size can correct directory sizes
  * - `B z`         hash directory path → listed size (bytes of files beneath it whose names below the
  *                  directory are all listed names); absent means 0
  * - `B t`         sorted set path → last access time in ms, for expiry; kept only while expiry is on
@@ -43,6 +45,7 @@ local ACCESS = base .. 't'
 local USAGE = base .. 'u'
 local FILESIZE = base .. 's'
 local COUNTS = base .. 'n'
+local FILES = base .. 'c'
 local INDEXED = base .. 'T'
 local function arg(i) return ARGV[5 + i] end
 
@@ -89,7 +92,7 @@ local function touch(p)
     if dir == ROOT then break end
     dir = parent(dir)
   end
-  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, INDEXED}) do redis.call('PEXPIRE', k, backstop) end
+  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED}) do redis.call('PEXPIRE', k, backstop) end
 end
 
 local function sizeOf(p)
@@ -100,12 +103,13 @@ end
 
 -- Adds delta to the listed size of each ancestor of p that counts p: walking up stops at the first
 -- unlisted name, since nothing beneath an unlisted name counts for the directories above it.
-local function addSize(p, delta)
-  if delta == 0 then return end
+local function addSize(p, delta, files)
+  if delta == 0 and files == 0 then return end
   local child = p
   while child ~= ROOT and listed(name(child)) do
     local dir = parent(child)
-    if redis.call('HINCRBY', SIZES, dir, delta) == 0 then redis.call('HDEL', SIZES, dir) end
+    if delta ~= 0 and redis.call('HINCRBY', SIZES, dir, delta) == 0 then redis.call('HDEL', SIZES, dir) end
+    if files ~= 0 and redis.call('HINCRBY', FILES, dir, files) <= 0 then redis.call('HDEL', FILES, dir) end
     child = dir
   end
 end
@@ -138,6 +142,7 @@ local function unlink(p)
     end
     if dir == ROOT or exists(dkey(dir)) then return end
     redis.call('HDEL', SIZES, dir)
+    redis.call('HDEL', FILES, dir)
     child = dir
   end
 end
@@ -160,7 +165,7 @@ local function removeFile(p)
     redis.call('ZREM', ACCESS, p)
     redis.call('HDEL', FILESIZE, p)
   end
-  addSize(p, -size)
+  addSize(p, -size, -1)
   count(-1, -size)
   unlink(p)
   return size
@@ -279,10 +284,11 @@ end
 
 local PAGE = 256
 
--- The listing of dir: its size, how many entries it left out, then path, kind, size, level of the
--- first limit entries in view's order (depth first, siblings by UTF-16 code units).
-local function listing(dir, depth, limit)
-  local out = {num(redis.call('HGET', SIZES, dir)), 0}
+-- The listing of dir: its size, how many entries it left out, its file count (-1 unless counting), then
+-- path, kind, size, level and file count of the first limit entries in view's order (depth first, siblings by UTF-16
+-- code units).
+local function listing(dir, depth, limit, counting)
+  local out = {num(redis.call('HGET', SIZES, dir)), 0, counting and num(redis.call('HGET', FILES, dir)) or -1}
   local shown, omitted = 0, 0
   local function visit(d, level)
     local zk = okey(d)
@@ -306,8 +312,10 @@ local function listing(dir, depth, limit)
         out[#out + 1] = p
         if kinds[i] == 'f' then
           out[#out + 1] = 'f'; out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
+          out[#out + 1] = 0
         else
           out[#out + 1] = 'd'; out[#out + 1] = num(redis.call('HGET', SIZES, p)); out[#out + 1] = level
+          out[#out + 1] = counting and num(redis.call('HGET', FILES, p)) or -1
           if level < depth then visit(p, level + 1) end
         end
         i = i + 1
@@ -333,7 +341,7 @@ local function isDirectory(p) return p == ROOT or exists(dkey(p)) end
 if op == 'list' then
   local dir = arg(0)
   if not isDirectory(dir) then return nil end
-  return listing(dir, tonumber(arg(1)), tonumber(arg(2)) or math.huge)
+  return listing(dir, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')
 end
 
 -- A file's bytes and version, or else the listing of a directory: view in one call.
@@ -345,7 +353,7 @@ if op == 'view' then
     return {'f', h[1], h[2]}
   end
   if not isDirectory(p) then return nil end
-  return {'d', listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge)}
+  return {'d', listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')}
 end
 
 if op == 'write' then
@@ -364,7 +372,7 @@ if op == 'write' then
   redis.call('HSET', fk, 'd', data, 'v', version)
   if expected == '' then link(p, 'f') end
   if ttl > 0 then redis.call('HSET', FILESIZE, p, #data) end
-  addSize(p, #data - oldSize)
+  addSize(p, #data - oldSize, expected == '' and 1 or 0)
   count(expected == '' and 1 or 0, #data - oldSize)
   touch(p)
   return {'ok', version}
@@ -379,7 +387,7 @@ if op == 'delete' then
   if p ~= ROOT and not exists(dkey(p)) then return 0 end
   local files, dirs = {}, {}
   walk(p, files, dirs)
-  addSize(p, -num(redis.call('HGET', SIZES, p)))
+  addSize(p, -num(redis.call('HGET', SIZES, p)), -num(redis.call('HGET', FILES, p)))
   local bytes = 0
   for _, f in ipairs(files) do
     bytes = bytes + sizeOf(f)
@@ -394,6 +402,7 @@ if op == 'delete' then
     redis.call('DEL', dkey(d), okey(d))
     redis.call('HDEL', SIZES, d)
     redis.call('HDEL', COUNTS, d)
+    redis.call('HDEL', FILES, d)
   end
   unlink(p)
   return #files > 0 and 1 or 0
@@ -426,19 +435,20 @@ if op == 'rename' then
   end
   if isFile then
     local size = redis.call('HSTRLEN', fkey(from), 'd')
-    addSize(from, -size)
+    addSize(from, -size, -1)
     unlink(from)
     redis.call('RENAME', fkey(from), fkey(to))
     moveAccess(from, to)
     link(to, 'f')
-    addSize(to, size)
+    addSize(to, size, 1)
     touch(to)
     return {'ok'}
   end
   local files, dirs = {}, {}
   walk(from, files, dirs)
   local size = num(redis.call('HGET', SIZES, from))
-  addSize(from, -size)
+  local fileCount = num(redis.call('HGET', FILES, from))
+  addSize(from, -size, -fileCount)
   unlink(from)
   local cut = #from + 1
   -- RENAME fails on a missing key, and a script error would leave the move half done; the guards only
@@ -448,6 +458,7 @@ if op == 'rename' then
     if exists(dkey(d)) then redis.call('RENAME', dkey(d), dkey(nd)) end
     if exists(okey(d)) then redis.call('RENAME', okey(d), okey(nd)) end
     moveField(SIZES, d, nd)
+    moveField(FILES, d, nd)
     moveField(COUNTS, d, nd)
   end
   for _, f in ipairs(files) do
@@ -456,7 +467,7 @@ if op == 'rename' then
     moveAccess(f, nf)
   end
   link(to, 'd')
-  addSize(to, size)
+  addSize(to, size, fileCount)
   for _, f in ipairs(files) do touch(to .. string.sub(f, cut)) end
   return {'ok'}
 end

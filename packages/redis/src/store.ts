@@ -116,22 +116,36 @@ const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "s
 
 const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
 
-const limitArgument = (options: ListOptions | undefined): string =>
-  options?.limit === undefined ? "" : String(Math.max(0, Math.floor(options.limit)));
+/** The script's arguments for `options`: the limit ('' for none) and whether to count files. */
+const listArguments = (options: ListOptions | undefined): string[] => [
+  options?.limit === undefined ? "" : String(Math.max(0, Math.floor(options.limit))),
+  options?.countFiles ? "1" : "",
+];
 
-/** The script's listing reply: size, entries left out, then path, kind, size and level of each entry. */
+/**
+ * The script's listing reply: size, entries left out, file count, then path, kind, size, level and file
+ * count of each entry.
+ */
 const listingOf = (reply: Reply[]): Listing => {
   const entries: ListEntry[] = [];
-  for (let i = 2; i + 3 < reply.length; i += 4) {
-    entries.push({
+  for (let i = 3; i + 4 < reply.length; i += 5) {
+    const kind = text(reply[i + 1]) === "f" ? "file" : "directory";
+    const entry: ListEntry = {
       path: text(reply[i]),
-      kind: text(reply[i + 1]) === "f" ? "file" : "directory",
+      kind,
       size: Number(reply[i + 2]),
       depth: Number(reply[i + 3]),
-    });
+    };
+    const files = Number(reply[i + 4]);
+    if (kind === "directory" && files >= 0) entry.files = files;
+    entries.push(entry);
   }
+  const listing: Listing = { size: Number(reply[0]), entries };
+  const files = Number(reply[2]);
+  if (files >= 0) listing.files = files;
   const omitted = Number(reply[1]);
-  return omitted > 0 ? { size: Number(reply[0]), entries, omitted } : { size: Number(reply[0]), entries };
+  if (omitted > 0) listing.omitted = omitted;
+  return listing;
 };
 
 const readiness = new WeakMap<Redis | Cluster, Promise<void>>();
@@ -296,13 +310,13 @@ export class RedisStore implements MemoryStore {
    * order from each directory's ordered index, the rest counted from the kept per-directory counts.
    */
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const reply = await this.run("list", [dir, String(depth), limitArgument(options)]);
+    const reply = await this.run("list", [dir, String(depth), ...listArguments(options)]);
     return Array.isArray(reply) ? listingOf(reply) : null;
   }
 
   /** A view in one script call: the file's bytes, or else the directory's listing. */
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
-    const reply = await this.run("view", [path, String(depth), limitArgument(options)]);
+    const reply = await this.run("view", [path, String(depth), ...listArguments(options)]);
     if (!Array.isArray(reply)) return null;
     if (text(reply[0]) === "f") {
       const [, data, version] = reply;

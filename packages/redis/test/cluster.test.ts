@@ -97,8 +97,8 @@ describe("RedisStore on Redis Cluster", () => {
         const count = Number(await direct?.call("CLUSTER", "COUNTKEYSINSLOT", String(slot)));
         if (count > 0) holders.push(node.port);
         // 2 files, 4 directory hashes (/memories, a dir, a dir/b, a dir/b/c) and their 4 order sets,
-        // sizes, listed-children counts, usage, counter (no access times: expiry is off).
-        if (count > 0) expect(count, `keys of ${store.keyBase}`).toBe(14);
+        // sizes, file counts, listed-children counts, usage, counter (no access times: expiry is off).
+        if (count > 0) expect(count, `keys of ${store.keyBase}`).toBe(15);
       }
       expect(holders).toHaveLength(1);
       owners.add(holders[0]!);

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { FakeClock } from "@mem/conformance";
-import { executeCommand, InMemoryStore } from "@mem/core";
+import { compareNames, executeCommand, InMemoryStore, listingFromFiles } from "@mem/core";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
@@ -53,6 +53,33 @@ describe("the ordered index", () => {
       expect(await indexProblems(store)).toEqual([]);
     });
   }
+});
+
+describe("file counts", () => {
+  it("are given on request, for the listing and each directory, as the listing rule counts them", async () => {
+    const store = redis.store();
+    const model = new InMemoryStore();
+    const paths = ["a/x", "a/.h/y", "a/b/z", "a/b/c/w", "node_modules/q", "top", "d/e/f/g"];
+    for (const path of paths) {
+      for (const target of [store, model])
+        await target.write(`/memories/${path}`, bytes(path), { ifAbsent: true });
+    }
+    await store.rename("/memories/a/b", "/memories/d/b");
+    await model.rename("/memories/a/b", "/memories/d/b");
+    await store.delete("/memories/d/e");
+    await model.delete("/memories/d/e");
+    const files = await model.files();
+    for (const dir of ["/memories", "/memories/a", "/memories/d"]) {
+      const expected = listingFromFiles(dir, files, 2, { countFiles: true });
+      const listing = await store.list(dir, 2, { countFiles: true });
+      const byPath = (l: typeof listing) =>
+        [...(l?.entries ?? [])].sort((x, y) => compareNames(x.path, y.path));
+      expect(listing?.files).toBe(expected.files);
+      expect(byPath(listing)).toEqual(byPath(expected));
+    }
+    expect((await store.list("/memories", 2))?.files).toBeUndefined();
+    expect(await indexProblems(store)).toEqual([]);
+  });
 });
 
 describe("access times", () => {

@@ -206,6 +206,7 @@ describe("directories", () => {
       entries: [{ path: "/memories/keep.txt", kind: "file", size: 1, depth: 1 }],
     });
     expect(await keysOf(store)).toEqual([
+      "c",
       "d:/memories",
       "f:/memories/keep.txt",
       "n",

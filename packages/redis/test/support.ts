@@ -78,7 +78,7 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
     if (rest.startsWith("f:")) files.set(rest.slice(2), await client.hstrlen(key, "d"));
     else if (rest.startsWith("d:")) dirKeys.add(rest.slice(2));
     else if (rest.startsWith("o:")) orderKeys.add(rest.slice(2));
-    else if (!["z", "t", "u", "s", "seq", "n", "T"].includes(rest)) return [`unexpected key ${rest}`];
+    else if (!["z", "t", "u", "s", "seq", "n", "c", "T"].includes(rest)) return [`unexpected key ${rest}`];
   }
   const problems: string[] = [];
   const children = new Map<string, Map<string, string>>();
@@ -120,6 +120,13 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
     const actual = Number(sizes[dir] ?? 0);
     if (expected !== actual) problems.push(`size of ${dir} is ${actual}, expected ${expected}`);
     if (sizes[dir] === "0") problems.push(`zero size kept for ${dir}`);
+  }
+  const fileCounts = await client.hgetall(`${base}c`);
+  for (const dir of new Set([ROOT, ...expectedDirs, ...Object.keys(fileCounts)])) {
+    const expected = listingFromFiles(dir, fileList, 0, { countFiles: true }).files ?? 0;
+    const actual = Number(fileCounts[dir] ?? 0);
+    if (expected !== actual) problems.push(`file count of ${dir} is ${actual}, expected ${expected}`);
+    if (fileCounts[dir] === "0") problems.push(`zero file count kept for ${dir}`);
   }
   const usage = await client.hmget(`${base}u`, "f", "b");
   const total = [...files.values()].reduce((a, b) => a + b, 0);
