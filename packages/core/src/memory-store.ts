@@ -5,6 +5,7 @@ import type {
   ExpiryOptions,
   FileData,
   Listing,
+  ListOptions,
   MemoryStore,
   Stat,
   StoreCapabilities,
@@ -100,11 +101,11 @@ export class InMemoryStore implements MemoryStore {
     return entry ? { kind: "file", size: entry.data.byteLength } : null;
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     this.#reap();
     if (dir !== ROOT && !this.#dirs.has(dir)) return null;
     const files = [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
-    return listingFromFiles(dir, files, depth);
+    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   async files(): Promise<StoredFile[]> {

@@ -8,9 +8,13 @@ import {
   type ExpiryOptions,
   expiryOf,
   type FileData,
+  type FileOrListing,
   isListedName,
   isSameOrInside,
+  type ListEntry,
   type Listing,
+  type ListOptions,
+  limitListing,
   type MemoryStore,
   NotFoundError,
   pathOf,
@@ -253,13 +257,83 @@ export class EncryptedStore implements MemoryStore {
   }
 
   /**
-   * Sizes come from ciphertext sizes less the fixed overhead. A directory's size needs every file beneath
-   * it, so this asks the inner store for the whole subtree and keeps the entries up to `depth`.
+   * Sizes come from ciphertext sizes less the fixed overhead of each file. When the inner store counts
+   * the files beneath each directory (`countFiles`, as every built-in store does), a directory's size is
+   * its ciphertext size less that many overheads, and the inner store lists only what view shows;
+   * otherwise this asks for the whole subtree and adds up the files.
    */
-  async list(dir: string, depth: number): Promise<Listing | null> {
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     await this.#ready();
+    const shown = await this.#inner.list(dir, depth, { ...options, countFiles: true });
+    if (!shown) return null;
+    const counted =
+      shown.files !== undefined && shown.entries.every((e) => e.kind === "file" || e.files !== undefined);
+    if (counted) return this.#plaintextListing(shown, options);
+    return this.#listFromSubtree(dir, depth, options);
+  }
+
+  async #listFromSubtree(
+    dir: string,
+    depth: number,
+    options: ListOptions | undefined,
+  ): Promise<Listing | null> {
     const deep = await this.#inner.list(dir, ALL_DEPTHS);
     if (!deep) return null;
+    return limitListing(dir, this.#plaintextFromSubtree(dir, deep, depth), options?.limit);
+  }
+
+  /**
+   * A view in one call of the inner store when it has `readOrList`: the decrypted file, or the listing
+   * with plaintext sizes. Without it, `read` then `list`, as core would do.
+   */
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+    if (!this.#inner.readOrList) {
+      const file = await this.read(path);
+      if (file) return { kind: "file", file };
+      const listing = await this.list(path, depth, options);
+      return listing && { kind: "directory", listing };
+    }
+    const cipher = await this.#ready();
+    await this.#refreshBookkeeping();
+    const found = await this.#inner.readOrList(path, depth, { ...options, countFiles: true });
+    if (!found) return null;
+    if (found.kind === "file") {
+      const { file } = found;
+      const data = await this.#open(cipher, file.data, path);
+      return {
+        kind: "file",
+        file: {
+          data,
+          get version() {
+            return file.version;
+          },
+        },
+      };
+    }
+    const listing = found.listing;
+    const counted =
+      listing.files !== undefined && listing.entries.every((e) => e.kind === "file" || e.files !== undefined);
+    if (counted) return { kind: "directory", listing: this.#plaintextListing(listing, options) };
+    const plain = await this.#listFromSubtree(path, depth, options);
+    return plain && { kind: "directory", listing: plain };
+  }
+
+  #plaintextListing(shown: Listing, options: ListOptions | undefined): Listing {
+    const lessOverheads = (size: number, files: number) => Math.max(0, size - files * OVERHEAD);
+    const entries = shown.entries.map((entry): ListEntry => {
+      const size =
+        entry.kind === "file" ? sizeOf(entry.path, entry.size) : lessOverheads(entry.size, entry.files ?? 0);
+      const plain: ListEntry = { path: entry.path, kind: entry.kind, size, depth: entry.depth };
+      if (options?.countFiles && entry.files !== undefined) plain.files = entry.files;
+      return plain;
+    });
+    const listing: Listing = { size: lessOverheads(shown.size, shown.files ?? 0), entries };
+    if (shown.omitted !== undefined) listing.omitted = shown.omitted;
+    if (options?.countFiles) listing.files = shown.files ?? 0;
+    return listing;
+  }
+
+  #plaintextFromSubtree(dir: string, deep: Listing, depth: number): Listing {
     const base = segmentsOf(dir);
     const sizes = new Map<string, number>();
     let total = 0;
@@ -276,7 +350,12 @@ export class EncryptedStore implements MemoryStore {
     }
     const entries = deep.entries
       .filter((entry) => entry.depth <= depth)
-      .map((entry) => ({ ...entry, size: sizes.get(entry.path) ?? 0 }));
+      .map((entry) => ({
+        path: entry.path,
+        kind: entry.kind,
+        size: sizes.get(entry.path) ?? 0,
+        depth: entry.depth,
+      }));
     return { size: total, entries };
   }
 

@@ -29,6 +29,7 @@ import {
   type FileData,
   isSameOrInside,
   type Listing,
+  type ListOptions,
   listingFromFiles,
   type MemoryStore,
   NotADirectoryError,
@@ -343,7 +344,7 @@ export class FsStore implements MemoryStore {
     });
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     return this.withRoot(async (root) => {
       const descent = await this.descend(root, segmentsOf(dir), false);
       try {
@@ -352,7 +353,7 @@ export class FsStore implements MemoryStore {
         const files = await collectFiles(descent.dirs.at(-1)!, dir, live);
         // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
         if (live && dir !== ROOT && files.length === 0) return null;
-        return listingFromFiles(dir, files, depth);
+        return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
       } finally {
         await releaseDescent(descent);
       }

@@ -12,6 +12,7 @@ import {
   type FileOrListing,
   isSameOrInside,
   type Listing,
+  type ListOptions,
   listingFromFiles,
   type MemoryStore,
   NotADirectoryError,
@@ -265,7 +266,7 @@ export class S3Store implements MemoryStore {
     return (await asDirectory()) ?? asFile();
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     const [objects, times] = await Promise.all([
       this.bucket.listAll(this.keys.dirPrefixOf(dir)),
       this.index?.load(),
@@ -277,7 +278,7 @@ export class S3Store implements MemoryStore {
       files = files.filter((f) => !index.isExpired(times, f.path, now));
     }
     if (dir !== ROOT && files.length === 0) return null;
-    return listingFromFiles(dir, files, depth);
+    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   async files(): Promise<StoredFile[]> {
