@@ -44,6 +44,14 @@ export class Dir {
     readonly resolution: Resolution,
   ) {}
 
+  /**
+   * Takes over `fd`, a descriptor the caller opened without following links and found (with `fstat`)
+   * to be the directory `name` of `parent`; closing the result closes it.
+   */
+  static adopt(fd: number, parent: Dir, name: string): Dir {
+    return new Dir(fd, `${parent.path}/${name}`, parent.resolution);
+  }
+
   /** Opens the root directory itself; `rootPath` must already be a real (link-free) path. */
   static async openRoot(rootPath: string, resolution: Resolution): Promise<Dir> {
     try {

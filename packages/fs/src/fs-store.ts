@@ -14,6 +14,7 @@ import {
   realpathSync,
   renameSync,
   rmdirSync,
+  type Stats,
   statSync,
   unlinkSync,
 } from "node:fs";
@@ -27,6 +28,7 @@ import {
   type ExpiryOptions,
   expiryOf,
   type FileData,
+  type FileOrListing,
   isSameOrInside,
   type Listing,
   type ListOptions,
@@ -344,20 +346,67 @@ export class FsStore implements MemoryStore {
     });
   }
 
+  /**
+   * A view with one `open` of the path: the file's bytes, or, when a directory is there, its listing
+   * through the same descriptor (a directory view no longer tries the path as a file first).
+   */
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+    if (path === ROOT) {
+      const listing = await this.list(path, depth, options);
+      return listing && { kind: "directory", listing };
+    }
+    const segments = segmentsOf(path);
+    return this.withRoot(async (root) => {
+      const descent = await this.descend(root, segments.slice(0, -1), false);
+      try {
+        if (descent.blocked) return null;
+        const parent = descent.dirs.at(-1)!;
+        const entry = openEntry(parent, segments.at(-1)!);
+        if (!entry) return null;
+        if (!entry.stats.isDirectory()) {
+          try {
+            const file = await readOpenFile(entry.fd, entry.stats, this.expiry);
+            return file && { kind: "file", file };
+          } finally {
+            closeSync(entry.fd);
+          }
+        }
+        const dir = Dir.adopt(entry.fd, parent, segments.at(-1)!);
+        try {
+          const listing = await this.listIn(dir, path, depth, options);
+          return listing && { kind: "directory", listing };
+        } finally {
+          await dir.close();
+        }
+      } finally {
+        await releaseDescent(descent);
+      }
+    });
+  }
+
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     return this.withRoot(async (root) => {
       const descent = await this.descend(root, segmentsOf(dir), false);
       try {
         if (descent.blocked) return null;
-        const live = this.live();
-        const files = await collectFiles(descent.dirs.at(-1)!, dir, live);
-        // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
-        if (live && dir !== ROOT && files.length === 0) return null;
-        return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+        return await this.listIn(descent.dirs.at(-1)!, dir, depth, options);
       } finally {
         await releaseDescent(descent);
       }
     });
+  }
+
+  private async listIn(
+    handle: Dir,
+    dir: string,
+    depth: number,
+    options: ListOptions | undefined,
+  ): Promise<Listing | null> {
+    const live = this.live();
+    const files = await collectFiles(handle, dir, live);
+    // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
+    if (live && dir !== ROOT && files.length === 0) return null;
+    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   async files(): Promise<StoredFile[]> {
@@ -581,13 +630,12 @@ export class FsStore implements MemoryStore {
 }
 
 /**
- * The file `name` in `dir`; `null` when nothing or a directory is there, or (with `expiry`) when the file
- * expired. With `expiry`, reading is an access: the file's modification time becomes now.
+ * `name` in `dir` opened for reading without following a link, with its `fstat`; `null` when nothing is
+ * there. O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
  */
-const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promise<FileData | null> => {
+const openEntry = (dir: Dir, name: string): { fd: number; stats: Stats } | null => {
   let fd: number;
   try {
-    // O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
     fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch (error) {
     const code = errnoOf(error);
@@ -596,20 +644,38 @@ const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promis
     throw failure(error);
   }
   try {
-    const stats = fstatSync(fd);
-    if (stats.isDirectory()) return null;
-    if (!stats.isFile()) throw specialFileRefused();
-    if (stats.nlink > 1) throw hardLinkRefused();
-    if (expiry) {
-      const now = expiry.now();
-      if (expiry.isExpired(stats.mtimeMs, now)) return null;
-      const data = await readAll(fd, stats);
-      futimesSync(fd, now / 1000, now / 1000);
-      return fileData(data);
-    }
-    return fileData(await readAll(fd, stats));
-  } finally {
+    return { fd, stats: fstatSync(fd) };
+  } catch (error) {
     closeSync(fd);
+    throw failure(error);
+  }
+};
+
+/**
+ * The bytes of the regular file open at `fd`; `null` when (with `expiry`) it expired. With `expiry`,
+ * reading is an access: the file's modification time becomes now.
+ */
+const readOpenFile = async (fd: number, stats: Stats, expiry: Expiry | null): Promise<FileData | null> => {
+  if (!stats.isFile()) throw specialFileRefused();
+  if (stats.nlink > 1) throw hardLinkRefused();
+  if (expiry) {
+    const now = expiry.now();
+    if (expiry.isExpired(stats.mtimeMs, now)) return null;
+    const data = await readAll(fd, stats);
+    futimesSync(fd, now / 1000, now / 1000);
+    return fileData(data);
+  }
+  return fileData(await readAll(fd, stats));
+};
+
+/** The file `name` in `dir`; `null` when nothing or a directory is there, or when the file expired. */
+const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promise<FileData | null> => {
+  const entry = openEntry(dir, name);
+  if (!entry) return null;
+  try {
+    return entry.stats.isDirectory() ? null : await readOpenFile(entry.fd, entry.stats, expiry);
+  } finally {
+    closeSync(entry.fd);
   }
 };
 
