@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { type BenchConfig, defaultConfig, quickConfig } from "./config.js";
 import { IMPLEMENTATIONS, type ImplementationInfo } from "./implementations.js";
 import { computeTargets, type ImplementationReport, type RunReport, renderMarkdown } from "./report.js";
+import { runScale } from "./scale.js";
 import { type ChildEnv, messageOf } from "./subject.js";
 import type { ChildMessage, ParentMessage, WorkerResult } from "./worker.js";
 
@@ -47,10 +48,12 @@ const only = args
   .filter(Boolean);
 const config: BenchConfig = quick ? quickConfig : defaultConfig;
 const selected = IMPLEMENTATIONS.filter((impl) => !only || only.includes(impl.name));
-const unknown = only?.filter((name) => !IMPLEMENTATIONS.some((impl) => impl.name === name)) ?? [];
+// `scale` names the durable-write floor and listing scale tables (scale.ts).
+const unknown =
+  only?.filter((name) => name !== "scale" && !IMPLEMENTATIONS.some((impl) => impl.name === name)) ?? [];
 if (unknown.length > 0) {
   console.error(
-    `unknown implementation(s): ${unknown.join(", ")}; known: ${IMPLEMENTATIONS.map((i) => i.name).join(", ")}`,
+    `unknown implementation(s): ${unknown.join(", ")}; known: ${IMPLEMENTATIONS.map((i) => i.name).join(", ")}, scale`,
   );
   process.exit(2);
 }
@@ -248,6 +251,9 @@ const main = async (): Promise<void> => {
     await cleanup();
   }
 
+  // The durable-write floor and the listing scale tables (scale.ts), in this process after the children.
+  const scale = only && !only.includes("scale") ? undefined : await runScale(quick, log);
+
   const cpuList = cpus();
   const report: RunReport = {
     startedAt: startedAt.toISOString(),
@@ -270,9 +276,9 @@ const main = async (): Promise<void> => {
     ],
     config,
     implementations,
-    targets: computeTargets(implementations),
+    targets: [...computeTargets(implementations), ...(scale?.targets ?? [])],
   };
-  const markdown = renderMarkdown(report);
+  const markdown = scale ? `${renderMarkdown(report)}\n${scale.markdown}` : renderMarkdown(report);
   // A quick run (CI's) never overwrites the figures of the last full run.
   const base = quick ? "results-quick" : "results";
   const written = [join(resultsDir, `${base}.md`), join(resultsDir, `${base}.json`)];
