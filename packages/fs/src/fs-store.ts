@@ -51,9 +51,10 @@ import {
 import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
 import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
 import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
+import { type Claim, submit } from "./group.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { settleAll } from "./limit.js";
-import { acquire, type LockTiming, release, serialize } from "./lock.js";
+import { acquire, type LockTiming, release } from "./lock.js";
 import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
 import { collectAllFiles, collectFiles, type Live, Pace, withChild } from "./walk.js";
@@ -418,30 +419,33 @@ export class FsStore implements MemoryStore {
     const segments = segmentsOf(path);
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
-    return this.mutate(async (root) => {
-      await this.reap(root, segments);
-      const descent = await this.descend(root, parentSegments, true);
-      let done = false;
-      try {
-        if (descent.blocked) throw this.blockedError(path, parentSegments, descent.blocked);
-        const parent = descent.dirs.at(-1)!;
-        const existing = await parent.lstat(name);
-        if (existing?.isSymbolicLink()) throw symlinkRefused();
-        if ("ifAbsent" in condition) {
-          if (existing) throw new AlreadyExistsError(path);
-        } else {
-          if (!existing?.isFile()) throw new ConflictError(path);
-          const current = await readFileIn(parent, name, this.expiry);
-          if (current?.version !== condition.ifVersion) throw new ConflictError(path);
+    return this.mutate(
+      async (root) => {
+        await this.reap(root, segments);
+        const descent = await this.descend(root, parentSegments, true);
+        let done = false;
+        try {
+          if (descent.blocked) throw this.blockedError(path, parentSegments, descent.blocked);
+          const parent = descent.dirs.at(-1)!;
+          const existing = await parent.lstat(name);
+          if (existing?.isSymbolicLink()) throw symlinkRefused();
+          if ("ifAbsent" in condition) {
+            if (existing) throw new AlreadyExistsError(path);
+          } else {
+            if (!existing?.isFile()) throw new ConflictError(path);
+            const current = await readFileIn(parent, name, this.expiry);
+            if (current?.version !== condition.ifVersion) throw new ConflictError(path);
+          }
+          await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
+          done = true;
+          return { version: versionOf(data) };
+        } finally {
+          if (!done) await pruneCreated(descent, parentSegments);
+          await releaseDescent(descent);
         }
-        await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
-        done = true;
-        return { version: versionOf(data) };
-      } finally {
-        if (!done) await pruneCreated(descent, parentSegments);
-        await releaseDescent(descent);
-      }
-    });
+      },
+      "ifVersion" in condition ? { edit: path } : "exclusive",
+    );
   }
 
   /** Read → change → atomic write under the cross-process lock: no other writer can come in between. */
@@ -449,20 +453,23 @@ export class FsStore implements MemoryStore {
     if (path === ROOT) return false;
     const segments = segmentsOf(path);
     const name = segments.at(-1)!;
-    return this.mutate(async (root) => {
-      const descent = await this.descend(root, segments.slice(0, -1), false);
-      try {
-        if (descent.blocked) return false;
-        const parent = descent.dirs.at(-1)!;
-        const current = await readFileIn(parent, name, this.expiry);
-        if (!current) return false;
-        const next = change(current.data);
-        if (next) await writeAtomically(parent, name, next, [], this.expiry?.now());
-        return true;
-      } finally {
-        await releaseDescent(descent);
-      }
-    });
+    return this.mutate(
+      async (root) => {
+        const descent = await this.descend(root, segments.slice(0, -1), false);
+        try {
+          if (descent.blocked) return false;
+          const parent = descent.dirs.at(-1)!;
+          const current = await readFileIn(parent, name, this.expiry);
+          if (!current) return false;
+          const next = change(current.data);
+          if (next) await writeAtomically(parent, name, next, [], this.expiry?.now());
+          return true;
+        } finally {
+          await releaseDescent(descent);
+        }
+      },
+      { edit: path },
+    );
   }
 
   async delete(path: string): Promise<boolean> {
@@ -575,19 +582,29 @@ export class FsStore implements MemoryStore {
     }
   }
 
-  /** Runs a change under the in-process queue and the cross-process lock of this root. */
-  private mutate<T>(task: (root: Dir) => Promise<T>): Promise<T> {
-    return serialize(this.root, () =>
+  /**
+   * Runs a change under the cross-process lock of this root, grouped with the changes this process
+   * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
+   * With expiry every change runs alone, since any of them may remove expired files anywhere.
+   */
+  private mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive"): Promise<T> {
+    const hold = (batch: (root: Dir) => Promise<void>) =>
       this.withRoot(async (root) => {
         const held = await acquire(root, this.timing);
         try {
           if (held.recovered) await sweep(root, this.timing.staleMs);
-          return await task(root);
+          await batch(root);
         } finally {
           await release(root, held);
         }
-      }),
-    );
+      });
+    return submit(this.root, this.expiry ? "exclusive" : claim, hold, async (root) => {
+      try {
+        return await task(root);
+      } catch (error) {
+        throw failure(error);
+      }
+    });
   }
 
   /**

@@ -271,23 +271,3 @@ export const release = async (root: Dir, held: Held): Promise<void> => {
     heldTokens.delete(held.token);
   }
 };
-
-const queues = new Map<string, Promise<unknown>>();
-
-/**
- * Runs `task` after every earlier task queued under `key` in this process has settled, so that
- * operations of one process wait in memory rather than polling the lock file.
- */
-export const serialize = <T>(key: string, task: () => Promise<T>): Promise<T> => {
-  const previous = queues.get(key) ?? Promise.resolve();
-  const run = previous.then(task, task);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
-};
