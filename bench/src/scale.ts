@@ -222,15 +222,19 @@ const measureScale = async (sizes: number[], log: (line: string) => void): Promi
         for (const [name, view, counted] of subjects) {
           if (!counted) continue;
           const socket = (counted.client as Redis).stream;
-          await counted.client.ping();
+          // MONITOR lines arrive late under load (the seeding's among them): count between two markers.
+          const mark = async () => {
+            marker = `marker-${Math.random()}`;
+            markerSeen = false;
+            await counted.client.echo(marker);
+            while (!markerSeen) await new Promise((resolve) => setTimeout(resolve, 5));
+          };
+          await mark();
           const before = socket.bytesRead;
           luaCommands = 0;
           await view();
           const bytes = socket.bytesRead - before;
-          marker = `marker-${Math.random()}`;
-          markerSeen = false;
-          await counted.client.echo(marker);
-          while (!markerSeen) await new Promise((resolve) => setTimeout(resolve, 5));
+          await mark();
           row.redisCommands[name] = luaCommands;
           row.redisBytes[name] = bytes;
         }
