@@ -743,7 +743,7 @@ const createdDirs = (descent: Descent): Dir[] =>
  * share the file system's journal commit instead of waiting for one each.
  */
 const syncAll = async (dirs: readonly Dir[]): Promise<void> => {
-  await settleAll(dirs.map((dir) => dir.sync()));
+  await settleAll(dirs.map((dir) => dir.syncShared()));
 };
 
 /** After a failed change, removes the directories the descent created (only if still empty). */

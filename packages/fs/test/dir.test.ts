@@ -41,3 +41,28 @@ describe("directory handles", () => {
     }
   });
 });
+
+describe("shared directory fsyncs", () => {
+  it("join the next fsync to start, never one already running", async () => {
+    const dir = await Dir.openRoot(tempDir(), "descriptor");
+    const started: number[] = [];
+    let release: () => void = () => {};
+    const original = dir.sync.bind(dir);
+    dir.sync = async () => {
+      started.push(started.length);
+      if (started.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      await original();
+    };
+    const first = dir.syncShared();
+    // These arrive while the first fsync runs: they share one more, which starts after it.
+    const later = Array.from({ length: 10 }, () => dir.syncShared());
+    expect(started).toEqual([0]);
+    release();
+    await Promise.all([first, ...later]);
+    expect(started).toEqual([0, 1]);
+    // Nothing running: the next caller starts its own.
+    await dir.syncShared();
+    expect(started).toEqual([0, 1, 2]);
+    await dir.close();
+  });
+});
