@@ -210,6 +210,13 @@ const removeDeadCandidates = (root: Dir, staleMs: number): void => {
   }
 };
 
+/**
+ * When each store (by its timing object) last looked for dead candidates: on its first change, then at
+ * most every `staleMs / 2`, since the look reads the whole root directory and candidates only need to
+ * go eventually.
+ */
+const lastScans = new WeakMap<LockTiming, number>();
+
 export interface Held {
   token: string;
   /** True when the lock was taken over from a holder that died: its leftovers need cleaning. */
@@ -236,7 +243,11 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
         continue;
       }
       if (placed) {
-        removeDeadCandidates(root, timing.staleMs);
+        const last = lastScans.get(timing);
+        if (last === undefined || Date.now() - last >= timing.staleMs / 2) {
+          lastScans.set(timing, Date.now());
+          removeDeadCandidates(root, timing.staleMs);
+        }
         return { token, recovered: false };
       }
       const seen = await readLock(root, LOCK_NAME);

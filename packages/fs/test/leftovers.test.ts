@@ -84,9 +84,12 @@ describe("a lock candidate left by a process killed before it placed it", () => 
     for (const name of [dead, recent, live]) writeFileSync(join(root, name), "{}");
     const minuteAgo = new Date(Date.now() - 60_000);
     for (const name of [dead, live]) utimesSync(join(root, name), minuteAgo, minuteAgo);
+    // A store looks for them on its first change, then at most every lockStaleMs / 2.
     await store.write("/memories/b", bytes("b"), { ifAbsent: true });
+    expect(readdirSync(root)).toContain(dead);
+    await new FsStore({ root }).write("/memories/c", bytes("c"), { ifAbsent: true });
     // A recent one may be another host's (its pid means nothing here): it waits until it is stale.
-    expect(readdirSync(root).sort()).toEqual([live, recent, "a", "b"].sort());
+    expect(readdirSync(root).sort()).toEqual([live, recent, "a", "b", "c"].sort());
   });
 });
 
