@@ -50,7 +50,11 @@ describe("shared directory fsyncs", () => {
     const original = dir.sync.bind(dir);
     dir.sync = async () => {
       started.push(started.length);
-      if (started.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      if (started.length === 1) {
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      }
       await original();
     };
     const first = dir.syncShared();
