@@ -33,6 +33,22 @@ const mem = (args: string[], env: Record<string, string | undefined> = {}) =>
 
 const ESCAPE = "\u001b";
 
+/** A context for running `mem` in this process: its stdout is kept, its stderr dropped. */
+const inProcess = (env: Record<string, string | undefined>) => {
+  let out = "";
+  const ctx = createContext({
+    stdout: {
+      write: (c) => {
+        out += String(c);
+      },
+    },
+    stderr: { write: () => true },
+    env,
+    cwd: PACKAGE_DIR,
+  });
+  return { ctx, output: () => out };
+};
+
 const withoutColorSettings = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   const { NO_COLOR: _no, FORCE_COLOR: _force, ...rest } = env;
   return rest;
@@ -134,20 +150,10 @@ describe("mem sweep", () => {
       await fresh.close?.();
 
       // In this process: a child's start-up would take longer than the gap between the two files.
-      let out = "";
-      const ctx = createContext({
-        stdout: {
-          write: (c) => {
-            out += String(c);
-          },
-        },
-        stderr: { write: () => true },
-        env: servers.env,
-        cwd: PACKAGE_DIR,
-      });
+      const { ctx, output } = inProcess(servers.env);
       await createProgram(ctx).parseAsync(["node", "mem", "sweep", url, "--expire-after", "0.3", "--json"]);
       expect(ctx.exitCode).toBe(0);
-      expect(JSON.parse(out)).toEqual({ paths: ["/memories/old.md"], bytes: 4 });
+      expect(JSON.parse(output())).toEqual({ paths: ["/memories/old.md"], bytes: 4 });
       const left = await withStore(servers, url, async (s) => (await s.files?.())?.map((f) => f.path));
       expect(left).toEqual(["/memories/new.md"]);
     });
@@ -316,21 +322,11 @@ describe("output", () => {
     // Each command's own help, from the same program in this process (one child process per command
     // would only repeat the start-up).
     for (const name of names) {
-      let out = "";
-      const ctx = createContext({
-        stdout: {
-          write: (c) => {
-            out += String(c);
-          },
-        },
-        stderr: { write: () => true },
-        env: {},
-        cwd: PACKAGE_DIR,
-      });
+      const { ctx, output } = inProcess({});
       await expect(createProgram(ctx).parseAsync(["node", "mem", name, "--help"])).rejects.toMatchObject({
         code: "commander.helpDisplayed",
       });
-      expect(out).toMatch(new RegExp(`Examples?:\\n {2}\\$ (MEMORY_KEY=\\S+ )?mem ${name} `));
+      expect(output()).toMatch(new RegExp(`Examples?:\\n {2}\\$ (MEMORY_KEY=\\S+ )?mem ${name} `));
     }
   });
 });

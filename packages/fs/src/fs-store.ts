@@ -306,12 +306,23 @@ export class FsStore implements MemoryStore {
 
   async read(path: string): Promise<FileData | null> {
     if (path === ROOT) return null;
+    return this.inParent(path, (parent, name) => readFileIn(parent, name, this.expiry));
+  }
+
+  /**
+   * Runs `task` in the parent directory of `path` (not `/memories`), opened without creating or
+   * following anything; `null` when a directory on the way is missing or a file.
+   */
+  private inParent<T>(
+    path: string,
+    task: (parent: Dir, name: string) => Promise<T | null>,
+  ): Promise<T | null> {
     const segments = segmentsOf(path);
     return this.withRoot(async (root) => {
       const descent = await this.descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return null;
-        return await readFileIn(descent.dirs.at(-1)!, segments.at(-1)!, this.expiry);
+        return await task(descent.dirs.at(-1)!, segments.at(-1)!);
       } finally {
         await releaseDescent(descent);
       }
@@ -320,30 +331,20 @@ export class FsStore implements MemoryStore {
 
   async stat(path: string): Promise<Stat | null> {
     if (path === ROOT) return { kind: "directory" };
-    const segments = segmentsOf(path);
-    return this.withRoot(async (root) => {
-      const descent = await this.descend(root, segments.slice(0, -1), false);
-      try {
-        if (descent.blocked) return null;
-        const parent = descent.dirs.at(-1)!;
-        const name = segments.at(-1)!;
-        const stats = await parent.lstat(name);
-        if (!stats) return null;
-        const expiry = this.expiry;
-        if (stats.isFile())
-          return expiry?.isExpired(stats.mtimeMs) ? null : { kind: "file", size: stats.size };
-        if (stats.isDirectory()) {
-          if (!expiry) return { kind: "directory" };
-          let live = false;
-          await withChild(parent, name, async (child) => {
-            live = await holdsLiveFile(child, expiry);
-          });
-          return live ? { kind: "directory" } : null;
-        }
-        throw stats.isSymbolicLink() ? symlinkRefused() : specialFileRefused();
-      } finally {
-        await releaseDescent(descent);
+    return this.inParent(path, async (parent, name): Promise<Stat | null> => {
+      const stats = await parent.lstat(name);
+      if (!stats) return null;
+      const expiry = this.expiry;
+      if (stats.isFile()) return expiry?.isExpired(stats.mtimeMs) ? null : { kind: "file", size: stats.size };
+      if (stats.isDirectory()) {
+        if (!expiry) return { kind: "directory" };
+        let live = false;
+        await withChild(parent, name, async (child) => {
+          live = await holdsLiveFile(child, expiry);
+        });
+        return live ? { kind: "directory" } : null;
       }
+      throw stats.isSymbolicLink() ? symlinkRefused() : specialFileRefused();
     });
   }
 
@@ -356,31 +357,23 @@ export class FsStore implements MemoryStore {
       const listing = await this.list(path, depth, options);
       return listing && { kind: "directory", listing };
     }
-    const segments = segmentsOf(path);
-    return this.withRoot(async (root) => {
-      const descent = await this.descend(root, segments.slice(0, -1), false);
-      try {
-        if (descent.blocked) return null;
-        const parent = descent.dirs.at(-1)!;
-        const entry = openEntry(parent, segments.at(-1)!);
-        if (!entry) return null;
-        if (!entry.stats.isDirectory()) {
-          try {
-            const file = await readOpenFile(entry.fd, entry.stats, this.expiry);
-            return file && { kind: "file", file };
-          } finally {
-            closeSync(entry.fd);
-          }
-        }
-        const dir = Dir.adopt(entry.fd, parent, segments.at(-1)!);
+    return this.inParent(path, async (parent, name): Promise<FileOrListing | null> => {
+      const entry = openEntry(parent, name);
+      if (!entry) return null;
+      if (!entry.stats.isDirectory()) {
         try {
-          const listing = await this.listIn(dir, path, depth, options);
-          return listing && { kind: "directory", listing };
+          const file = await readOpenFile(entry.fd, entry.stats, this.expiry);
+          return file && { kind: "file", file };
         } finally {
-          await dir.close();
+          closeSync(entry.fd);
         }
+      }
+      const dir = Dir.adopt(entry.fd, parent, name);
+      try {
+        const listing = await this.listIn(dir, path, depth, options);
+        return listing && { kind: "directory", listing };
       } finally {
-        await releaseDescent(descent);
+        await dir.close();
       }
     });
   }
