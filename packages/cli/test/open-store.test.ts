@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
@@ -40,6 +40,28 @@ describe("openStore", () => {
       "secret",
     );
     await again.close?.();
+  });
+});
+
+describe("openStore with expireAfterSeconds", () => {
+  it("gives the encrypted wrapper the expiry too, so its bookkeeping stays alive while the store is used", async () => {
+    const dir = tempDir();
+    const store = await openStore(`encrypted+fs:${dir}`, {
+      env: { MEMORY_KEY: KEY },
+      expireAfterSeconds: 0.4,
+    });
+    await store.write("/memories/a.md", new TextEncoder().encode("a"), { ifAbsent: true });
+    // Used for longer than the limit: each read refreshes the file, and the wrapper its key check.
+    let lastRead = 0;
+    for (let i = 0; i < 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      lastRead = Date.now();
+      expect(await store.read("/memories/a.md")).not.toBeNull();
+    }
+    // Touched by the last read (file timestamps are coarse: a few ms of slack).
+    const keyCheck = statSync(join(dir, ".mem-encrypted", "keys", "default")).mtimeMs;
+    expect(keyCheck).toBeGreaterThanOrEqual(lastRead - 20);
+    await store.close?.();
   });
 });
 

@@ -44,6 +44,8 @@ export const isSameOrInside = (path: string, dir: string): boolean =>
 /** `path` re-rooted from directory `from` to directory `to` (`path` must be inside `from`). */
 export const rebase = (path: string, from: string, to: string): string => to + path.slice(from.length);
 
+const SLASH = 47;
+
 /** Where the first hidden or `node_modules` name of `path` starts at or after `from` (a `/`); -1 if none. */
 const firstUnlisted = (path: string, from: number): number => {
   const found = path.indexOf("/.", from);
@@ -55,8 +57,6 @@ const firstUnlisted = (path: string, from: number): number => {
   }
   return found;
 };
-
-const SLASH = 47;
 
 /**
  * Builds the listing of `dir` from every file beneath it, for stores that can enumerate files.

@@ -238,7 +238,10 @@ export class EncryptedStore implements MemoryStore {
     const cipher = await this.#ready();
     await this.#refreshBookkeeping();
     const file = await this.#inner.read(path);
-    if (!file) return null;
+    return file && this.#decrypted(cipher, file, path);
+  }
+
+  async #decrypted(cipher: Cipher, file: FileData, path: string): Promise<FileData> {
     const data = await this.#open(cipher, file.data, path);
     // The inner store may compute the version only when asked (FsStore hashes the bytes); views never ask.
     return {
@@ -265,11 +268,22 @@ export class EncryptedStore implements MemoryStore {
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     await this.#ready();
     const shown = await this.#inner.list(dir, depth, { ...options, countFiles: true });
-    if (!shown) return null;
+    return shown && this.#plaintext(dir, depth, shown, options);
+  }
+
+  /**
+   * `shown`, an inner listing asked with `countFiles`, with plaintext sizes: from its file counts when it
+   * has them, otherwise from the whole subtree, listed again.
+   */
+  async #plaintext(
+    dir: string,
+    depth: number,
+    shown: Listing,
+    options: ListOptions | undefined,
+  ): Promise<Listing | null> {
     const counted =
       shown.files !== undefined && shown.entries.every((e) => e.kind === "file" || e.files !== undefined);
-    if (counted) return this.#plaintextListing(shown, options);
-    return this.#listFromSubtree(dir, depth, options);
+    return counted ? this.#plaintextListing(shown, options) : this.#listFromSubtree(dir, depth, options);
   }
 
   async #listFromSubtree(
@@ -297,25 +311,9 @@ export class EncryptedStore implements MemoryStore {
     await this.#refreshBookkeeping();
     const found = await this.#inner.readOrList(path, depth, { ...options, countFiles: true });
     if (!found) return null;
-    if (found.kind === "file") {
-      const { file } = found;
-      const data = await this.#open(cipher, file.data, path);
-      return {
-        kind: "file",
-        file: {
-          data,
-          get version() {
-            return file.version;
-          },
-        },
-      };
-    }
-    const listing = found.listing;
-    const counted =
-      listing.files !== undefined && listing.entries.every((e) => e.kind === "file" || e.files !== undefined);
-    if (counted) return { kind: "directory", listing: this.#plaintextListing(listing, options) };
-    const plain = await this.#listFromSubtree(path, depth, options);
-    return plain && { kind: "directory", listing: plain };
+    if (found.kind === "file") return { kind: "file", file: await this.#decrypted(cipher, found.file, path) };
+    const listing = await this.#plaintext(path, depth, found.listing, options);
+    return listing && { kind: "directory", listing };
   }
 
   #plaintextListing(shown: Listing, options: ListOptions | undefined): Listing {

@@ -26,6 +26,12 @@ export const kindOfStats = (stats: Stats): Kind =>
  */
 export type Resolution = "descriptor" | "path";
 
+/** The directory fsync running and the one queued after it, by directory path (see `syncShared`). */
+const directorySyncs = new Map<
+  string,
+  { running?: Promise<void> | undefined; next?: Promise<void> | undefined }
+>();
+
 /**
  * An open directory inside the root. Close it only after every call that uses its paths has settled.
  *
@@ -33,12 +39,6 @@ export type Resolution = "descriptor" | "path";
  * microseconds, far less than a round trip through the thread pool. The methods still return promises,
  * so that callers do not depend on which calls are synchronous.
  */
-/** The directory fsync running and the one queued after it, by directory path (see `syncShared`). */
-const directorySyncs = new Map<
-  string,
-  { running?: Promise<void> | undefined; next?: Promise<void> | undefined }
->();
-
 export class Dir {
   private closed = false;
 
@@ -131,12 +131,15 @@ export class Dir {
    */
   syncShared(): Promise<void> {
     const key = this.path;
-    const state = directorySyncs.get(key) ?? {};
-    directorySyncs.set(key, state);
+    let state = directorySyncs.get(key);
+    if (!state) {
+      state = {};
+      directorySyncs.set(key, state);
+    }
     const start = (): Promise<void> => {
       const running = this.sync().finally(() => {
         if (state.running === running) state.running = undefined;
-        if (!state.running && !state.next) directorySyncs.delete(key);
+        if (!state.running && !state.next && directorySyncs.get(key) === state) directorySyncs.delete(key);
       });
       state.running = running;
       return running;

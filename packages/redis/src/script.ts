@@ -225,13 +225,15 @@ if op == 'usage' then
   return {num(u[1]), num(u[2])}
 end
 
-if op == 'read' then
-  local p = arg(0)
+-- The bytes and version of file p (an access), or nil.
+local function readFile(p)
   local h = redis.call('HMGET', fkey(p), 'd', 'v')
   if not h[1] then return nil end
   touch(p)
   return h
 end
+
+if op == 'read' then return readFile(arg(0)) end
 
 if op == 'stat' then
   local p = arg(0)
@@ -338,22 +340,20 @@ end
 
 local function isDirectory(p) return p == ROOT or exists(dkey(p)) end
 
-if op == 'list' then
-  local dir = arg(0)
-  if not isDirectory(dir) then return nil end
-  return listing(dir, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')
+-- The listing of directory p with the call's depth, limit ('' for none) and file counting, or nil.
+local function listingArgs(p)
+  if not isDirectory(p) then return nil end
+  return listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')
 end
+
+if op == 'list' then return listingArgs(arg(0)) end
 
 -- A file's bytes and version, or else the listing of a directory: view in one call.
 if op == 'view' then
-  local p = arg(0)
-  local h = redis.call('HMGET', fkey(p), 'd', 'v')
-  if h[1] then
-    touch(p)
-    return {'f', h[1], h[2]}
-  end
-  if not isDirectory(p) then return nil end
-  return {'d', listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')}
+  local h = readFile(arg(0))
+  if h then return {'f', h[1], h[2]} end
+  local l = listingArgs(arg(0))
+  return l and {'d', l}
 end
 
 if op == 'write' then

@@ -149,6 +149,7 @@ const listingOf = (reply: Reply[]): Listing => {
 };
 
 const readiness = new WeakMap<Redis | Cluster, Promise<void>>();
+/** The reason of each client's last connection error, for the failures of operations that wait on it. */
 const lastFailures = new WeakMap<Redis | Cluster, string>();
 
 /**
@@ -210,7 +211,6 @@ export class RedisStore implements MemoryStore {
   private readonly timeoutMs: number;
   private readonly ownsClient: boolean;
   private readonly expiryOptions: ExpiryOptions;
-  private lastFailure: string | undefined;
 
   constructor(options: RedisStoreOptions) {
     const o = checkOptions("RedisStore", options);
@@ -249,7 +249,7 @@ export class RedisStore implements MemoryStore {
       const client = new Redis(options.url, { ...recommendedRedisOptions, ...options.redisOptions });
       // Failures surface per operation as StoreFailureError; without a listener ioredis would log them.
       client.on("error", (error: unknown) => {
-        this.lastFailure = toStoreFailure(error).reason;
+        lastFailures.set(client, toStoreFailure(error).reason);
       });
       this.client = client;
       this.ownsClient = true;
@@ -485,9 +485,7 @@ export class RedisStore implements MemoryStore {
       case "disconnecting":
         return Promise.reject(new StoreFailureError("connection closed"));
       default:
-        return Promise.reject(
-          new StoreFailureError(this.lastFailure ?? lastFailures.get(client) ?? "not connected"),
-        );
+        return Promise.reject(new StoreFailureError(lastFailures.get(client) ?? "not connected"));
     }
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(new StoreFailureError("timed out"));
@@ -499,7 +497,7 @@ export class RedisStore implements MemoryStore {
         },
         () => {
           signal.removeEventListener("abort", onAbort);
-          reject(new StoreFailureError(this.lastFailure ?? lastFailures.get(client) ?? "not connected"));
+          reject(new StoreFailureError(lastFailures.get(client) ?? "not connected"));
         },
       );
     });

@@ -93,6 +93,12 @@ const clientConfigWithDefaults = (config: S3ClientConfig): S3ClientConfig => {
 
 type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
 
+/** A name with an extension: a dot after its first character, followed by something. */
+const looksLikeFileName = (name: string): boolean => {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && dot < name.length - 1;
+};
+
 /**
  * A {@link MemoryStore} over S3 or an S3-compatible service. `/memories/a/b` is the object
  * `{prefix}a/b`; directories are implicit. Creates use `If-None-Match: *` and edits `If-Match: <etag>`,
@@ -107,12 +113,6 @@ type Probe = { kind: "file"; size: number } | { kind: "directory" } | null;
  * await store.close();
  * ```
  */
-/** A name with an extension: a dot after its first character, followed by something. */
-const looksLikeFileName = (name: string): boolean => {
-  const dot = name.lastIndexOf(".");
-  return dot > 0 && dot < name.length - 1;
-};
-
 export class S3Store implements MemoryStore {
   readonly capabilities: StoreCapabilities;
 
@@ -253,13 +253,13 @@ export class S3Store implements MemoryStore {
    * listed only when no object is there; any other name is listed first and read only when nothing is
    * beneath it. S3 cannot answer both in one request, and directory names rarely have extensions.
    */
-  async readOrList(path: string, depth: number): Promise<FileOrListing | null> {
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
     const asFile = async (): Promise<FileOrListing | null> => {
       const file = await this.read(path);
       return file && { kind: "file", file };
     };
     const asDirectory = async (): Promise<FileOrListing | null> => {
-      const listing = await this.list(path, depth);
+      const listing = await this.list(path, depth, options);
       return listing && { kind: "directory", listing };
     };
     if (path !== ROOT && looksLikeFileName(nameOf(path))) return (await asFile()) ?? asDirectory();

@@ -24,7 +24,7 @@ export interface Backend<S extends { kind: string }> {
 }
 
 /** The store option for the context's expiry: `{ expireAfterSeconds }`, or nothing when unset. */
-export const expiryOf = (context: OpenContext): { expireAfterSeconds?: number } =>
+export const expiryOption = (context: OpenContext): { expireAfterSeconds?: number } =>
   context.expireAfterSeconds === undefined ? {} : { expireAfterSeconds: context.expireAfterSeconds };
 
 /** The prefix used when a Redis or S3 URL names none, so a store never works on a whole keyspace. */

@@ -1,6 +1,6 @@
 /** `fs:<directory>`: a local directory. */
 import { resolve } from "node:path";
-import { type Backend, expiryOf } from "./backend.js";
+import { type Backend, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { load } from "./parts.js";
 
@@ -25,6 +25,6 @@ export const fsBackend: Backend<FsSpec> = {
   describe: (spec) => `directory ${spec.root}`,
   async open(spec, context) {
     const { FsStore } = await load("@mem/fs", () => import("@mem/fs"));
-    return new FsStore({ root: resolve(context.cwd, spec.root), ...expiryOf(context) });
+    return new FsStore({ root: resolve(context.cwd, spec.root), ...expiryOption(context) });
   },
 };

@@ -1,6 +1,6 @@
 /** Opens the store a URL names. */
 import type { MemoryStore } from "@mem/core";
-import type { OpenContext } from "./backend.js";
+import { expiryOption, type OpenContext } from "./backend.js";
 import { StoreSetupError } from "./errors.js";
 import { KEY_VARIABLE, keyOptions } from "./key.js";
 import { backendOf, describeStore, parseStoreUrl, type StoreSpec } from "./parse.js";
@@ -50,7 +50,8 @@ export const openStore = async (
   let store = await backendOf(spec.backend).open(spec.backend, context);
   if (keys) {
     const { EncryptedStore } = await load("@mem/encrypted", () => import("@mem/encrypted"));
-    store = new EncryptedStore(store, keys);
+    // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
+    store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
   }
   if (spec.tenant === undefined) return store;
   return scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));

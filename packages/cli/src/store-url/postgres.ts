@@ -1,5 +1,5 @@
 /** `postgres://[user:password@]host:port/database[?sslmode=...]`: PostgreSQL, one table for every tenant. */
-import { type Backend, expiryOf } from "./backend.js";
+import { type Backend, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { maskUrl } from "./mask.js";
 import { load, parseUrl } from "./parts.js";
@@ -26,6 +26,6 @@ export const postgresBackend: Backend<PostgresSpec> = {
   describe: (spec) => `PostgreSQL ${maskUrl(spec.connectionString)}`,
   async open(spec, context) {
     const { PostgresStore } = await load("@mem/postgres", () => import("@mem/postgres"));
-    return new PostgresStore({ connectionString: spec.connectionString, ...expiryOf(context) });
+    return new PostgresStore({ connectionString: spec.connectionString, ...expiryOption(context) });
   },
 };

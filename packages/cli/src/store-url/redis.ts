@@ -1,5 +1,5 @@
 /** `redis://[user:password@]host:port/<prefix>` and `rediss://` (TLS): Redis, keys under the prefix. */
-import { type Backend, DEFAULT_PREFIX, expiryOf } from "./backend.js";
+import { type Backend, DEFAULT_PREFIX, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { maskUrl } from "./mask.js";
 import { decodePart, load, parseUrl } from "./parts.js";
@@ -38,6 +38,6 @@ export const redisBackend: Backend<RedisSpec> = {
   describe: (spec) => `Redis ${maskUrl(spec.url)}, prefix "${spec.prefix}"`,
   async open(spec, context) {
     const { RedisStore } = await load("@mem/redis", () => import("@mem/redis"));
-    return new RedisStore({ url: spec.url, prefix: spec.prefix, ...expiryOf(context) });
+    return new RedisStore({ url: spec.url, prefix: spec.prefix, ...expiryOption(context) });
   },
 };

@@ -1,5 +1,5 @@
 /** `s3://<bucket>/<prefix>?endpoint=<url>&region=<region>&forcePathStyle=<bool>`: S3 or a compatible server. */
-import { type Backend, DEFAULT_PREFIX, expiryOf } from "./backend.js";
+import { type Backend, DEFAULT_PREFIX, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { decodePart, load, parseUrl } from "./parts.js";
 
@@ -77,7 +77,7 @@ export const s3Backend: Backend<S3Spec> = {
     return new S3Store({
       bucket: spec.bucket,
       prefix: spec.prefix,
-      ...expiryOf(context),
+      ...expiryOption(context),
       clientConfig: {
         region,
         forcePathStyle: spec.forcePathStyle,
