@@ -9,7 +9,13 @@ import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
 import { backoffDelay, sleep } from "./retry.js";
-import { type Guard, guardOutcome, resolveGuard, type SensitiveOptions } from "./sensitive/guard.js";
+import {
+  type Guard,
+  guardOutcome,
+  guardPath,
+  resolveGuard,
+  type SensitiveOptions,
+} from "./sensitive/guard.js";
 import type { MemoryStore, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
@@ -125,6 +131,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       subject = from.path;
       const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
       if (!to.ok) return fail(to.error);
+      const secret = guardPath(settings.guard, to.path);
+      if (secret) return fail(secret);
       const renamed = await runRename(store, from.path, to.path);
       if (!renamed.isError)
         emitChange(options.onChange, { command: "rename", path: from.path, newPath: to.path });
@@ -133,6 +141,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     const checked = validatePath(command.path, { isReservedName: reserved });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
+    const secret = command.command === "create" ? guardPath(settings.guard, checked.path) : null;
+    if (secret) return fail(secret);
     const result = await run(store, { ...command, path: checked.path }, settings);
     if (!result.isError && command.command !== "view") {
       emitChange(options.onChange, { command: command.command, path: checked.path, ...settings.change });

@@ -112,6 +112,9 @@ export const msg = {
   // §7 sensitive data
   sensitiveRefused: (path: string, line: number, kind: string) =>
     `Error: Refused to write ${path}: line ${line} looks like ${kind}. Do not store secrets or personal data in memory.`,
+  /** A path that holds a secret: `path` has each match replaced by `[REDACTED]` (see docs/decisions.md). */
+  sensitivePathRefused: (redactedPath: string, kind: string) =>
+    `Error: Refused to write ${redactedPath}: the path looks like ${kind}. Do not store secrets or personal data in memory.`,
   redacted: () => "[REDACTED]",
   redactedNote: (k: number) => `\n(Note: ${k} sensitive value(s) were replaced by [REDACTED] before saving.)`,
 } as const;

@@ -217,3 +217,71 @@ export const LOOK_ALIKES: readonly { name: string; text: string }[] = [
     text: "# Project\n\n- [x] migrate the database\n- [ ] call Jane about the 3 open issues\n",
   },
 ];
+
+const aws = `AK${"IA"}${filler(16, upper)}`;
+const github = `gh${"p"}_${filler(36)}`;
+const jwt = TRUE_POSITIVES.find((t) => t.detector === "jwt")!.secret;
+
+/** Secrets after `/`, `_`, `@` and `:`, where paths, URLs and names put them: each must be found. */
+export const SECRETS_IN_CONTEXT: readonly { name: string; text: string; label: string }[] = [
+  { name: "an AWS key in an S3 URL", text: `copy to s3://bucket/${aws}\n`, label: "an AWS access key" },
+  {
+    name: "an AWS key as a path segment",
+    text: `see s3://bucket/${aws}/notes.md\n`,
+    label: "an AWS access key",
+  },
+  { name: "an AWS key after an underscore", text: `AWS_KEY_${aws}\n`, label: "an AWS access key" },
+  {
+    name: "a GitHub token as a URL's user",
+    text: `git clone https://${github}@github.com/org/repo.git\n`,
+    label: "an API key",
+  },
+  { name: "a GitHub token after an underscore", text: `export GH_TOKEN_${github}\n`, label: "an API key" },
+  { name: "a GitHub token after a colon", text: `token:${github}\n`, label: "an API key" },
+  { name: "a GitHub token after a slash", text: `path /tokens/${github}\n`, label: "an API key" },
+  {
+    name: "a Stripe key after an underscore",
+    text: `STRIPE_${"sk"}_live_${filler(24)}\n`,
+    label: "an API key",
+  },
+  { name: "a JWT in a URL", text: `https://example.com/auth/${jwt}\n`, label: "a JSON Web Token" },
+  { name: "a JWT after an underscore", text: `SESSION_${jwt}\n`, label: "a JSON Web Token" },
+];
+
+/** Paths that hold a secret, with the refusal's path (the secret replaced) and label. */
+export const SECRET_PATHS: readonly { path: string; shown: string; label: string }[] = [
+  { path: `/memories/${aws}.md`, shown: "/memories/[REDACTED].md", label: "an AWS access key" },
+  { path: `/memories/${github}`, shown: "/memories/[REDACTED]", label: "an API key" },
+  {
+    path: `/memories/keys/${aws}/notes.md`,
+    shown: "/memories/keys/[REDACTED]/notes.md",
+    label: "an AWS access key",
+  },
+  { path: `/memories/GH_TOKEN_${github}.md`, shown: "/memories/GH_TOKEN_[REDACTED].md", label: "an API key" },
+];
+
+/** Near misses after `/`, `_`, `@` and `:` that must pass every detector. */
+export const CONTEXT_LOOK_ALIKES: readonly { name: string; text: string }[] = [
+  {
+    name: "paths and URLs without keys",
+    text: [
+      "s3://bucket/AKIA-notes/2026.md and s3://bucket/ASIA_trip/photos",
+      "https://github.com/org/repo/blob/main/ghp_notes.md",
+      "/memories/ghp_short_token.md and /memories/aws/AKIA_PREFIX.md",
+      "https://example.com:8443/sk_live_mode and http://host:eyJ/docs",
+    ].join("\n"),
+  },
+  {
+    name: "snake_case names",
+    text: "load_ghp_token_from_env(); AWS_AKIA_PREFIX_LENGTH = 4; MY_SK_LIVE_FLAG; session_eyJ_header\n",
+  },
+  { name: "standard base64 with slashes", text: `${filler(2000, b64)}/${filler(2000, b64)}\n` },
+  {
+    name: "base64url with underscores",
+    text: `${filler(2000, `${b64.slice(0, 62)}_-`)}_${filler(2000, `${b64.slice(0, 62)}_-`)}\n`,
+  },
+  {
+    name: "AWS-like runs inside longer runs",
+    text: `prefix/${aws}Z and x_${aws}a and ${aws.toLowerCase()}/x\n`,
+  },
+];

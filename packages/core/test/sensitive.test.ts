@@ -8,7 +8,14 @@ import {
   resolveGuard,
   type SensitiveOptions,
 } from "../src/index.js";
-import { filler, LOOK_ALIKES, TRUE_POSITIVES } from "./sensitive-corpus.js";
+import {
+  CONTEXT_LOOK_ALIKES,
+  filler,
+  LOOK_ALIKES,
+  SECRET_PATHS,
+  SECRETS_IN_CONTEXT,
+  TRUE_POSITIVES,
+} from "./sensitive-corpus.js";
 
 const ALL_ON: SensitiveOptions = { detectors: { paymentCard: true, email: true, phone: true } };
 const refused = (path: string, line: number, label: string) =>
@@ -75,6 +82,111 @@ describe("sensitive-data guard: look-alikes pass", () => {
       expect(await read(store, "/memories/a.md")).toBe(text);
     });
   }
+});
+
+describe("sensitive-data guard: secrets after /, _, @ and :", () => {
+  for (const { name, text, label } of SECRETS_IN_CONTEXT) {
+    it(`refuses ${name}`, async () => {
+      const store = new InMemoryStore();
+      const path = "/memories/notes.md";
+      const result = await executeCommand(store, { command: "create", path, file_text: text });
+      expect(result).toEqual({ content: refused(path, 1, label), isError: true });
+      expect(await store.stat(path)).toBeNull();
+    });
+  }
+  for (const { name, text } of CONTEXT_LOOK_ALIKES) {
+    it(`lets ${name} through with every detector on`, async () => {
+      const store = new InMemoryStore();
+      const path = "/memories/a.md";
+      const result = await executeCommand(
+        store,
+        { command: "create", path, file_text: text },
+        { sensitive: ALL_ON },
+      );
+      expect(result).toEqual({ content: `File created successfully at: ${path}`, isError: false });
+    });
+  }
+});
+
+describe("sensitive-data guard: paths", () => {
+  const pathRefused = (shown: string, label: string) =>
+    `Error: Refused to write ${shown}: the path looks like ${label}. Do not store secrets or personal data in memory.`;
+  const secretOf = (path: string, shown: string) => {
+    const at = shown.indexOf("[REDACTED]");
+    return path.slice(at, path.length - (shown.length - at - "[REDACTED]".length));
+  };
+
+  for (const { path, shown, label } of SECRET_PATHS) {
+    it(`refuses create at ${shown}, in both modes, without echoing the secret`, async () => {
+      for (const options of [{}, { sensitive: { mode: "redact" } as const }]) {
+        const store = new InMemoryStore();
+        const result = await executeCommand(
+          store,
+          { command: "create", path, file_text: "hello\n" },
+          options,
+        );
+        expect(result).toEqual({ content: pathRefused(shown, label), isError: true });
+        expect(result.content).not.toContain(secretOf(path, shown));
+        expect(await store.files()).toEqual([]);
+      }
+    });
+
+    it(`refuses a rename to ${shown}, without echoing the secret`, async () => {
+      const store = new InMemoryStore();
+      await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "a\n" });
+      const result = await executeCommand(store, {
+        command: "rename",
+        old_path: "/memories/a.md",
+        new_path: path,
+      });
+      expect(result).toEqual({ content: pathRefused(shown, label), isError: true });
+      expect(result.content).not.toContain(secretOf(path, shown));
+      expect((await store.files()).map((f) => f.path)).toEqual(["/memories/a.md"]);
+    });
+  }
+
+  it("refuses a secret path before looking at storage: an existing destination is not reported", async () => {
+    const { path, shown, label } = SECRET_PATHS[0]!;
+    const store = new InMemoryStore();
+    await store.write(path, new TextEncoder().encode("old\n"), { ifAbsent: true });
+    const created = await executeCommand(store, { command: "create", path, file_text: "x\n" });
+    expect(created).toEqual({ content: pathRefused(shown, label), isError: true });
+    const renamed = await executeCommand(store, {
+      command: "rename",
+      old_path: "/memories/x.md",
+      new_path: path,
+    });
+    expect(renamed).toEqual({ content: pathRefused(shown, label), isError: true });
+  });
+
+  it("lets a file be renamed away from a path that holds a secret, and leaves paths alone when off", async () => {
+    const { path } = SECRET_PATHS[0]!;
+    const store = new InMemoryStore();
+    const off = await executeCommand(
+      store,
+      { command: "create", path, file_text: "x\n" },
+      { sensitive: false },
+    );
+    expect(off.isError).toBe(false);
+    const away = await executeCommand(store, {
+      command: "rename",
+      old_path: path,
+      new_path: "/memories/b.md",
+    });
+    expect(away).toEqual({ content: `Successfully renamed ${path} to /memories/b.md`, isError: false });
+  });
+
+  it("lets ordinary paths through with every detector on", async () => {
+    const store = new InMemoryStore();
+    for (const path of ["/memories/AKIA-notes.md", "/memories/ghp_short.md", "/memories/eyJ/x.md"]) {
+      const result = await executeCommand(
+        store,
+        { command: "create", path, file_text: "x\n" },
+        { sensitive: ALL_ON },
+      );
+      expect(result).toEqual({ content: `File created successfully at: ${path}`, isError: false });
+    }
+  });
 });
 
 describe("sensitive-data guard: the text the file would hold", () => {
@@ -306,6 +418,10 @@ describe("sensitive-data guard: linear time on adversarial input", () => {
     ["OpenAI legacy without the marker", `sk-${fill("a")}`],
     ["OpenAI marker repeated", `sk-${fill("aT3BlbkFJ")}`],
     ["GitHub prefixes", fill("ghp_")],
+    ["JWT prefixes after underscores", fill("_eyJ")],
+    ["JWT headers after underscores", fill("_eyJabcdefghij.eyJabcdefghij_")],
+    ["AWS prefixes after slashes", fill("/AKIA")],
+    ["GitHub prefixes after underscores", fill("_ghp_")],
     ["private key headers without an end", fill(`-----BEGIN ${"PRIVATE"} KEY-----\n`)],
     ["private key header padding", `-----BEGIN${fill(" ")}`],
     ["Slack-like", fill("xoxb-123456-")],

@@ -30,9 +30,18 @@ export type BuiltinDetectorName =
   | "email"
   | "phone";
 
-/** No token character before the start: keys inside longer runs (base64, hex, identifiers) never match. */
-const START = "(?<![A-Za-z0-9+/_-])";
+/**
+ * No letter, digit, `+` or `-` before the start: keys inside longer runs (base64, base64url, hex,
+ * words) never match. `/`, `_`, `@` and `:` do start a token: keys sit after them in paths and URLs
+ * (`s3://bucket/AKIA…`, `https://ghp_…@github.com`) and in names (`GH_TOKEN_ghp_…`). Base64 has `/` but
+ * no `_` or `-`, base64url has `_` but no `/`, and every prefix below holds one of `_`, `-` or a fixed
+ * length with an end check, so letting `/` and `_` start a token finds no key inside either alphabet.
+ */
+const START = "(?<![A-Za-z0-9+-])";
+/** No token character after a fixed-length key: it would be part of a longer run. */
 const END = "(?![A-Za-z0-9+/_-])";
+/** After an AWS key id a path segment or a name may go on (`AKIA…/notes.md`, `AKIA…_old`). */
+const AWS_END = "(?![A-Za-z0-9+-])";
 
 /** Every match of a global regex, each narrowed by `accept` (which may drop it by returning `null`). */
 function* regexSpans(
@@ -79,7 +88,7 @@ function* privateKeySpans(text: string): Generator<SensitiveSpan> {
   }
 }
 
-const AWS_ACCESS_KEY = new RegExp(`${START}(?:AKIA|ASIA)[A-Z0-9]{16}${END}`, "g");
+const AWS_ACCESS_KEY = new RegExp(`${START}(?:AKIA|ASIA)[A-Z0-9]{16}${AWS_END}`, "g");
 
 const API_KEY = new RegExp(
   `${START}(?:${[
@@ -102,7 +111,14 @@ const API_KEY = new RegExp(
   "g",
 );
 
-const JWT = new RegExp(`${START}eyJ[A-Za-z0-9_-]{8,}\\.ey[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}`, "g");
+// A JWT's header is base64url, `_` included, so a start after `_` could lie inside a run of header
+// characters and every such start would scan the run again. After `_` the header therefore stops at the
+// next `_`: the JSON of a header gives `_` only after `?`, DEL or a byte above 127 (rare in a header).
+const JWT_REST = "\\.ey[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}";
+const JWT = new RegExp(
+  `(?:(?<![A-Za-z0-9+_-])eyJ[A-Za-z0-9_-]{8,}|(?<=_)eyJ[A-Za-z0-9-]{8,})${JWT_REST}`,
+  "g",
+);
 
 /** The Luhn checksum of a digit string. */
 export const luhnValid = (digits: string): boolean => {

@@ -182,6 +182,30 @@ export function guardText(guard: Guard, path: string, text: string): GuardVerdic
   return { ok: true, text: out + text.slice(from), redactions: spans };
 }
 
+/**
+ * Checks a path a command would create (`create`'s `path`, `rename`'s `new_path`): the refusal, or `null`
+ * when no detector matches. Every mode refuses, since a path cannot be redacted; the refusal shows the
+ * path with each match replaced by `[REDACTED]`, never the matched text.
+ *
+ * @example
+ * ```ts
+ * guardPath(resolveGuard(undefined), "/memories/AKIA" + "Z".repeat(16) + ".md")
+ * // "Error: Refused to write /memories/[REDACTED].md: the path looks like an AWS access key. ..."
+ * ```
+ */
+export function guardPath(guard: Guard | null, path: string): string | null {
+  if (!guard || (guard.hint && !guard.hint.test(path))) return null;
+  const found = firstMatch(guard, path);
+  if (!found) return null;
+  let shown = "";
+  let from = 0;
+  for (const span of allMatches(guard, path)) {
+    shown += path.slice(from, span.start) + msg.redacted();
+    from = span.end;
+  }
+  return msg.sensitivePathRefused(shown + path.slice(from), found.label);
+}
+
 /** Where offset `at` of the original text lands in the redacted one; inside a span, on its replacement. */
 export const mapOffset = (redactions: readonly SensitiveSpan[], at: number): number => {
   const width = msg.redacted().length;
