@@ -379,8 +379,10 @@ export class EncryptedStore implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    await this.#ready();
-    return this.#inner.delete(path);
+    const cipher = await this.#ready();
+    const deleted = await this.#inner.delete(path);
+    await this.#forgetUnlisted(cipher, path);
+    return deleted;
   }
 
   /**
@@ -403,7 +405,11 @@ export class EncryptedStore implements MemoryStore {
     await this.#recover(cipher).catch(() => {});
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const file = await this.#inner.read(from);
-      if (file) return this.#renameFile(cipher, from, to, file);
+      if (file) {
+        await this.#renameFile(cipher, from, to, file);
+        if (isUnlistedPath(from)) await this.#forgetUnlisted(cipher, from);
+        return;
+      }
       const stat = await this.#inner.stat(from);
       if (!stat) throw new NotFoundError(from);
       // A file that appeared since the read is read again.
@@ -467,6 +473,7 @@ export class EncryptedStore implements MemoryStore {
       throw error;
     }
     await this.#finishMove(cipher, move);
+    if (moving.some(isUnlistedPath)) await this.#forgetUnlisted(cipher, from);
   }
 
   /**
@@ -631,10 +638,20 @@ export class EncryptedStore implements MemoryStore {
     return [...new Set([...listed, ...unlisted])];
   }
 
-  #recordUnlisted(cipher: Cipher, paths: readonly string[]): Promise<void> {
-    return paths.length === 0
-      ? Promise.resolve()
-      : updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { add: paths });
+  async #recordUnlisted(cipher: Cipher, paths: readonly string[]): Promise<void> {
+    if (paths.length > 0) await updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { add: paths });
+  }
+
+  /**
+   * Removes the index entries at or beneath `path` once its files are gone (deleted or moved away), so
+   * the index holds no more than the hidden files that exist. A file written there again meanwhile (its
+   * writer recorded it before our removal) is found by the check that follows and put back.
+   */
+  async #forgetUnlisted(cipher: Cipher, path: string): Promise<void> {
+    const removed = await updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { removeBeneath: [path] });
+    const back: string[] = [];
+    for (const p of removed) if (await this.#inner.stat(p)) back.push(p);
+    await this.#recordUnlisted(cipher, back);
   }
 
   async #pendingMoves(cipher: Cipher): Promise<Move[]> {

@@ -3,7 +3,13 @@
  * concurrent instances never drop each other's changes. Used for the unlisted-file index and the rename
  * journal.
  */
-import { AlreadyExistsError, ConflictError, type MemoryStore, StoreFailureError } from "@mem/core";
+import {
+  AlreadyExistsError,
+  ConflictError,
+  isSameOrInside,
+  type MemoryStore,
+  StoreFailureError,
+} from "@mem/core";
 import { type Cipher, integrityError, open, seal } from "./format.js";
 
 const MAX_ATTEMPTS = 50;
@@ -27,20 +33,27 @@ export const readPathSet = async (inner: MemoryStore, cipher: Cipher, path: stri
   return current ? decode(cipher, current.data, path) : [];
 };
 
-/** Adds and removes paths in one conditional update, retrying lost races; no write when nothing changes. */
+/**
+ * Adds and removes paths in one conditional update, retrying lost races; no write when nothing changes.
+ * `removeBeneath` removes every entry at or beneath each of its paths. Resolves with the entries removed.
+ */
 export const updatePathSet = async (
   inner: MemoryStore,
   cipher: Cipher,
   path: string,
-  change: { add?: readonly string[]; remove?: readonly string[] },
-): Promise<void> => {
+  change: { add?: readonly string[]; remove?: readonly string[]; removeBeneath?: readonly string[] },
+): Promise<string[]> => {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await inner.read(path);
     const before = current ? decode(cipher, current.data, path) : [];
     const next = new Set(before);
     for (const p of change.remove ?? []) next.delete(p);
+    for (const dir of change.removeBeneath ?? []) {
+      for (const p of before) if (isSameOrInside(p, dir)) next.delete(p);
+    }
     for (const p of change.add ?? []) next.add(p);
-    if (next.size === before.length && before.every((p) => next.has(p))) return;
+    const removed = before.filter((p) => !next.has(p));
+    if (next.size === before.length && removed.length === 0) return [];
     const bytes = new TextEncoder().encode(JSON.stringify([...next]));
     try {
       await inner.write(
@@ -48,7 +61,7 @@ export const updatePathSet = async (
         seal(cipher, bytes, path),
         current ? { ifVersion: current.version } : { ifAbsent: true },
       );
-      return;
+      return removed;
     } catch (error) {
       if (!(error instanceof ConflictError || error instanceof AlreadyExistsError)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
