@@ -203,10 +203,32 @@ describe("mem verify, du, rotate", () => {
     expect(JSON.parse(result.out)).toEqual({
       files: 6,
       bytes: [...SAMPLE.values()].reduce((n, d) => n + d.byteLength, 0),
+      historyBytes: 0,
       maxFiles: 4,
       overQuota: true,
       hiddenIncluded: true,
     });
+  });
+
+  it("du reports the bytes @mem/history keeps apart from the files quotas count", async () => {
+    const url = freshUrl(servers, "fs");
+    await withStore(servers, url, async (store) => {
+      const kept = new HistoryStore(store);
+      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "v1\n" });
+      await executeCommand(kept, {
+        command: "str_replace",
+        path: "/memories/a.md",
+        old_str: "v1",
+        new_str: "v2",
+      });
+    });
+    const json = await mem(["du", url, "--max-files", "1", "--json"]);
+    const report = JSON.parse(json.out);
+    expect(report).toMatchObject({ files: 1, bytes: 3, maxFiles: 1, overQuota: false });
+    // The version ("v1\n"), its path file ("/memories/a.md") and the running total ("3").
+    expect(report.historyBytes).toBe(3 + "/memories/a.md".length + 1);
+    const text = await mem(["du", url], { NO_COLOR: "1" });
+    expect(text.out).toContain("history  18B (not counted by quotas)\n");
   });
 
   it("rotate re-encrypts every file under the keyring's first key; a second run finds nothing to do", async () => {

@@ -73,6 +73,12 @@ export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
 export interface Usage {
   files: number;
   bytes: number;
+  /**
+   * Bytes a wrapper that keeps earlier versions (`@mem/history`) holds beside the files: the versions
+   * and their bookkeeping. Left out of `files` and `bytes`, so quotas never count it (history has its own
+   * bound); absent from stores that keep no history.
+   */
+  historyBytes?: number;
 }
 
 /** One file of `files()`: its canonical path and byte size. */

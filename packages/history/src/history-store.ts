@@ -1,6 +1,7 @@
 /** `HistoryStore`: a store around any store that keeps the earlier versions of every file. */
 import {
   AlreadyExistsError,
+  backoffDelay,
   ConflictError,
   emitChange,
   type FileData,
@@ -14,18 +15,25 @@ import {
   type Stat,
   type StoreCapabilities,
   type SweepResult,
+  sleep,
   type Usage,
   type Version,
   type WriteCondition,
 } from "@mem/core";
 import type { HistoryEvent, VersionInfo } from "./events.js";
-import { HISTORY_NAME, historyDir, newVersionId, PATH_FILE, timeOfVersionId } from "./layout.js";
+import { HISTORY_NAME, historyDir, newVersionId, PATH_FILE, TOTAL_FILE, timeOfVersionId } from "./layout.js";
 
 export interface HistoryOptions {
   /** Versions kept per file, newest first; older ones are removed. Default 50. */
   maxVersions?: number;
   /** Versions older than this many seconds are removed. Default 30 days; `Infinity` keeps them. */
   maxAgeSeconds?: number;
+  /**
+   * The bytes of kept versions this store (each `scope(tenant)` on its own) may hold, all paths together.
+   * Over it, the oldest versions are removed, down to three quarters of it. Default 64 MiB; `Infinity`
+   * turns the bound (and its bookkeeping) off.
+   */
+  maxHistoryBytes?: number;
   /**
    * A second store for the versions. Default: the wrapped store itself, under the reserved hidden
    * directory `/memories/.mem-history` (invisible in listings and sizes, refused as a path to the model).
@@ -45,8 +53,19 @@ const RESTORE_ATTEMPTS = 20;
 const REMEMBERED_READS = 32;
 /** Old versions of a path are removed after every this many versions kept by one instance. */
 const PRUNE_EVERY = 8;
+/** Default of `maxHistoryBytes`. */
+const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
+/** Over the byte bound, the oldest versions are removed until this share of it is left. */
+const LOW_WATER = 0.75;
+const TOTAL_ATTEMPTS = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/** The running total in a total file, or `null` when it is not a plain decimal number. */
+const parseTotal = (data: Uint8Array): number | null => {
+  const text = decoder.decode(data);
+  return /^[0-9]{1,16}$/.test(text) ? Number(text) : null;
+};
 
 const positive = (value: unknown, name: string, fallback: number, integer: boolean): number => {
   if (value === undefined) return fallback;
@@ -80,6 +99,9 @@ export class HistoryStore implements MemoryStore {
   readonly #own: boolean;
   readonly #maxVersions: number;
   readonly #maxAgeMs: number;
+  readonly #maxBytes: number;
+  /** Bytes kept or removed that could not be added to the running total yet (lost races). */
+  #uncounted = 0;
   readonly #options: HistoryOptions;
   readonly #tenant: string | undefined;
   readonly #clock: () => number;
@@ -100,6 +122,10 @@ export class HistoryStore implements MemoryStore {
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     this.#maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
     this.#maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
+    this.#maxBytes = positive(options.maxHistoryBytes, "maxHistoryBytes", DEFAULT_MAX_HISTORY_BYTES, false);
+    if (this.#maxBytes !== Infinity && !Number.isInteger(this.#maxBytes)) {
+      throw new TypeError("maxHistoryBytes must be a positive integer or Infinity");
+    }
     for (const name of ["onChange", "clock"] as const) {
       if (options[name] !== undefined && typeof options[name] !== "function") {
         throw new TypeError(`${name} must be a function`);
@@ -129,10 +155,16 @@ export class HistoryStore implements MemoryStore {
       const usage = inner.usage.bind(inner);
       this.usage = async () => {
         const total = await usage();
-        if (!this.#own) return total;
+        if (!this.#own) {
+          const side = this.#history.usage
+            ? (await this.#history.usage()).bytes
+            : ((await this.#history.list(this.#base, 2))?.size ?? 0);
+          return { files: total.files, bytes: total.bytes, historyBytes: side };
+        }
         const kept = await this.#history.list(this.#base, 2);
         const files = kept?.entries.filter((e) => e.kind === "file").length ?? 0;
-        return { files: total.files - files, bytes: total.bytes - (kept?.size ?? 0) };
+        const historyBytes = kept?.size ?? 0;
+        return { files: total.files - files, bytes: total.bytes - historyBytes, historyBytes };
       };
     }
     if (inner.sweep) {
@@ -299,9 +331,10 @@ export class HistoryStore implements MemoryStore {
     return out.sort();
   }
 
-  /** Removes the versions over the count and age limits, for every path. */
+  /** Removes the versions over the count and age limits, for every path, then any over `maxHistoryBytes`. */
   async prune(): Promise<void> {
     for (const path of await this.paths()) await this.#prune(path);
+    if (this.#maxBytes !== Infinity) await this.#rebalance();
   }
 
   /** The current bytes of `path` if its version is still `version`. */
@@ -315,21 +348,29 @@ export class HistoryStore implements MemoryStore {
   /** Keeps `data` as a new version of `path`, then prunes; resolves with the new version's id. */
   async #keep(path: string, data: Uint8Array): Promise<string> {
     const dir = historyDir(this.#base, path);
-    if (!this.#named.has(dir)) {
-      try {
-        await this.#history.write(`${dir}/${PATH_FILE}`, encoder.encode(path), { ifAbsent: true });
-      } catch (error) {
-        if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
-      }
-      this.#named.add(dir);
-    }
+    await this.#name(dir, path);
     const id = newVersionId(this.#clock());
+    // Counted before it is written: a crash in between leaves the total too high (the next walk corrects
+    // it), never too low, which would let history outgrow its bound unnoticed.
+    const total = this.#maxBytes === Infinity ? 0 : await this.#addToTotal(data.byteLength);
     await this.#history.write(`${dir}/${id}`, data, { ifAbsent: true });
+    if (total === null || total > this.#maxBytes) await this.#rebalance();
     // Removal is lazy, to keep edits cheap: `versions` never shows more than the limits allow anyway.
     const kept = (this.#keeps.get(dir) ?? 0) + 1;
     this.#keeps.set(dir, kept % PRUNE_EVERY);
     if (kept === PRUNE_EVERY) await this.#prune(path);
     return id;
+  }
+
+  /** Records which path the history directory `dir` belongs to, once per instance. */
+  async #name(dir: string, path: string): Promise<void> {
+    if (this.#named.has(dir)) return;
+    try {
+      await this.#history.write(`${dir}/${PATH_FILE}`, encoder.encode(path), { ifAbsent: true });
+    } catch (error) {
+      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+    }
+    this.#named.add(dir);
   }
 
   /** Keeps every file at or beneath `path`, before it is deleted or moved away. */
@@ -372,13 +413,111 @@ export class HistoryStore implements MemoryStore {
     const dir = historyDir(this.#base, path);
     const listing = await this.#history.list(dir, 1);
     const oldest = this.#clock() - this.#maxAgeMs;
-    const ids = (listing?.entries ?? [])
-      .map((e) => e.path.slice(e.path.lastIndexOf("/") + 1))
-      .filter((id) => timeOfVersionId(id) !== null)
-      .sort()
-      .reverse();
-    for (const [i, id] of ids.entries()) {
-      if (i >= this.#maxVersions || timeOfVersionId(id)! < oldest) await this.#history.delete(`${dir}/${id}`);
+    const entries = listing?.entries ?? [];
+    const versions = entries
+      .map((e) => ({ id: e.path.slice(e.path.lastIndexOf("/") + 1), size: e.size }))
+      .filter(({ id }) => timeOfVersionId(id) !== null)
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    let removed = 0;
+    for (const [i, { id, size }] of versions.entries()) {
+      if (i >= this.#maxVersions || timeOfVersionId(id)! < oldest) {
+        await this.#history.delete(`${dir}/${id}`);
+        removed += size;
+      }
+    }
+    if (removed > 0 && this.#maxBytes !== Infinity) await this.#addToTotal(-removed);
+    // The byte bound may have removed this directory's path file while another instance kept a version.
+    if (versions.length > 0 && !entries.some((e) => e.path === `${dir}/${PATH_FILE}`)) {
+      this.#named.delete(dir);
+      await this.#name(dir, path);
+    }
+  }
+
+  get #totalPath(): string {
+    return `${this.#base}/${TOTAL_FILE}`;
+  }
+
+  /**
+   * Adds `delta` bytes to the running total; resolves with the new total, or `null` when there is no
+   * valid total to add to (missing, or not a number): the walk that follows writes it. After too many
+   * lost races the bytes wait for this instance's next update.
+   */
+  async #addToTotal(delta: number): Promise<number | null> {
+    const change = delta + this.#uncounted;
+    this.#uncounted = 0;
+    for (let attempt = 0; attempt < TOTAL_ATTEMPTS; attempt++) {
+      const current = await this.#history.read(this.#totalPath);
+      const before = current ? parseTotal(current.data) : null;
+      if (!current || before === null) return null;
+      const next = Math.max(0, before + change);
+      try {
+        await this.#history.write(this.#totalPath, encoder.encode(String(next)), {
+          ifVersion: current.version,
+        });
+        return next;
+      } catch (error) {
+        if (!isStoreError(error, "CONFLICT")) throw error;
+        await sleep(backoffDelay(attempt));
+      }
+    }
+    this.#uncounted = change;
+    return 0;
+  }
+
+  /**
+   * One walk of the history: removes the oldest versions, all paths together, until at most three
+   * quarters of `maxHistoryBytes` are left (a path left without versions loses its directory), and writes
+   * the running total from what it found. Runs when the total is over the bound or missing, so its cost
+   * is spread over at least a quarter of the bound's bytes of new versions. Bytes other instances counted
+   * during the walk are added on top: the total may come out high (the next walk corrects it), not low.
+   */
+  async #rebalance(): Promise<void> {
+    const start = await this.#history.read(this.#totalPath);
+    const startTotal = start ? parseTotal(start.data) : null;
+    const listing = await this.#history.list(this.#base, 2);
+    const versions: { path: string; dir: string; id: string; size: number }[] = [];
+    const left = new Map<string, number>();
+    for (const entry of listing?.entries ?? []) {
+      if (entry.kind !== "file" || entry.depth !== 2) continue;
+      const cut = entry.path.lastIndexOf("/");
+      const id = entry.path.slice(cut + 1);
+      if (timeOfVersionId(id) === null) continue;
+      const dir = entry.path.slice(0, cut);
+      versions.push({ path: entry.path, dir, id, size: entry.size });
+      left.set(dir, (left.get(dir) ?? 0) + 1);
+    }
+    let total = versions.reduce((n, v) => n + v.size, 0);
+    if (total > this.#maxBytes) {
+      const target = Math.floor(this.#maxBytes * LOW_WATER);
+      versions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (const version of versions) {
+        if (total <= target) break;
+        await this.#history.delete(version.path);
+        total -= version.size;
+        const remaining = left.get(version.dir)! - 1;
+        left.set(version.dir, remaining);
+        if (remaining === 0) {
+          await this.#history.delete(`${version.dir}/${PATH_FILE}`);
+          this.#named.delete(version.dir);
+        }
+      }
+    }
+    for (let attempt = 0; attempt < TOTAL_ATTEMPTS; attempt++) {
+      const current = await this.#history.read(this.#totalPath);
+      const now = current ? parseTotal(current.data) : null;
+      const since = startTotal !== null && now !== null ? Math.max(0, now - startTotal) : 0;
+      try {
+        await this.#history.write(
+          this.#totalPath,
+          encoder.encode(String(total + since + this.#uncounted)),
+          current ? { ifVersion: current.version } : { ifAbsent: true },
+        );
+        this.#uncounted = 0;
+        return;
+      } catch (error) {
+        if (!isStoreError(error, "CONFLICT") && !isStoreError(error, "ALREADY_EXISTS")) throw error;
+        await sleep(backoffDelay(attempt));
+      }
     }
   }
 

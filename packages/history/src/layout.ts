@@ -10,6 +10,12 @@ export const HISTORY_NAME = ".mem-history";
 /** The name of the file that records which path a history directory belongs to. */
 export const PATH_FILE = "path";
 
+/**
+ * The name of the file, directly below the history's base, holding the running total of the bytes of
+ * kept versions (a decimal number): the per-store bound is checked against it without a walk.
+ */
+export const TOTAL_FILE = "bytes";
+
 /** The history directory of a path, below `base`. */
 export const historyDir = (base: string, path: string): string =>
   `${base}/${createHash("sha256").update(path).digest("hex").slice(0, 40)}`;

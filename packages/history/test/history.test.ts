@@ -155,14 +155,17 @@ describe("HistoryStore", () => {
     ]);
     await store.prune();
     const kept = await inner.list(`/memories/${HISTORY_NAME}`, 2);
-    expect(kept?.entries.filter((e) => e.kind === "file")).toHaveLength(3 + 1); // 3 versions and the path file
+    // 3 versions, the path file and the running total of the versions' bytes ("19", "18", "17")
+    expect(kept?.entries.filter((e) => e.kind === "file")).toHaveLength(3 + 2);
+    expect(await content(inner, `/memories/${HISTORY_NAME}/bytes`)).toBe("6");
 
     time.advance(2 * 3600_000);
     expect(await store.versions(path)).toEqual([]);
     await store.prune();
     expect(
       (await inner.list(`/memories/${HISTORY_NAME}`, 2))?.entries.filter((e) => e.kind === "file"),
-    ).toHaveLength(1);
+    ).toHaveLength(2);
+    expect(await content(inner, `/memories/${HISTORY_NAME}/bytes`)).toBe("0");
   });
 
   it("is invisible to the model: reserved name, listings and sizes unchanged", async () => {
@@ -205,7 +208,8 @@ describe("HistoryStore", () => {
     expect(await inner.stat(`/memories/${HISTORY_NAME}`)).toBeNull();
     const [v] = await store.versions("/memories/a");
     expect(text(await store.readVersion("/memories/a", v!.id))).toBe("1");
-    expect((await side.list("/memories", 1))?.entries).toHaveLength(1);
+    // The path's directory and the running total.
+    expect((await side.list("/memories", 1))?.entries).toHaveLength(2);
   });
 
   it("refuses unknown version ids and bad options", async () => {
@@ -336,8 +340,10 @@ describe("HistoryStore change feed and store extras", () => {
     const store = new HistoryStore(inner);
     await run(store, { command: "create", path: "/memories/a", file_text: "12345" });
     await run(store, { command: "str_replace", path: "/memories/a", old_str: "5", new_str: "56" });
-    expect(await inner.usage()).toEqual({ files: 3, bytes: 6 + 5 + "/memories/a".length });
-    expect(await store.usage!()).toEqual({ files: 1, bytes: 6 });
+    // The file, its version, the version's path file and the running total ("5").
+    const historyBytes = 5 + "/memories/a".length + 1;
+    expect(await inner.usage()).toEqual({ files: 4, bytes: 6 + historyBytes });
+    expect(await store.usage!()).toEqual({ files: 1, bytes: 6, historyBytes });
     const plain = new InMemoryStore();
     const bare = new HistoryStore({
       capabilities: plain.capabilities,

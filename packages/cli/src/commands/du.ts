@@ -1,5 +1,9 @@
-/** `mem du URL`: files and bytes held, against the quota the application sets, if given. */
-import { formatSize } from "@mem/core";
+/**
+ * `mem du URL`: files and bytes held, against the quota the application sets, if given, and apart from
+ * them the bytes `@mem/history` keeps (quotas count live files; history has its own bound).
+ */
+import { formatSize, isSameOrInside, ROOT } from "@mem/core";
+import { HISTORY_NAME, HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
 import { enumerateFiles } from "../files.js";
 import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
@@ -36,11 +40,20 @@ export const du: CommandModule = (program, ctx) => {
     )
     .action(async (url: string, options: { maxFiles?: number; maxBytes?: number; json?: boolean }) => {
       const usage = await ctx.withStore(url, async (store) => {
-        if (store.usage) return { ...(await store.usage()), measuredBy: "usage()", complete: true };
-        const { files, complete } = await enumerateFiles(store);
+        const kept = new HistoryStore(store);
+        if (kept.usage) {
+          const { files, bytes, historyBytes = 0 } = await kept.usage();
+          return { files, bytes, historyBytes, measuredBy: "usage()", complete: true };
+        }
+        const { files: all, complete } = await enumerateFiles(store);
+        const history = `${ROOT}/${HISTORY_NAME}`;
+        const files = all.filter((f) => !isSameOrInside(f.path, history));
+        const bytes = files.reduce((sum, f) => sum + f.size, 0);
+        const historyBytes = all.reduce((sum, f) => sum + f.size, 0) - bytes;
         return {
           files: files.length,
-          bytes: files.reduce((sum, f) => sum + f.size, 0),
+          bytes,
+          historyBytes,
           measuredBy: complete ? "files()" : "list()",
           complete,
         };
@@ -52,6 +65,7 @@ export const du: CommandModule = (program, ctx) => {
         ctx.printJson({
           files: usage.files,
           bytes: usage.bytes,
+          historyBytes: usage.historyBytes,
           ...(options.maxFiles !== undefined && { maxFiles: options.maxFiles }),
           ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
           overQuota: over,
@@ -61,6 +75,8 @@ export const du: CommandModule = (program, ctx) => {
       }
       ctx.print(`files  ${usage.files}${share(usage.files, options.maxFiles)}`);
       ctx.print(`bytes  ${formatSize(usage.bytes)}${share(usage.bytes, options.maxBytes)}`);
+      if (usage.historyBytes > 0)
+        ctx.print(`history  ${formatSize(usage.historyBytes)} (not counted by quotas)`);
       if (!usage.complete)
         ctx.print(ctx.out.yellow("Hidden files are not counted: this store cannot enumerate them."));
       if (over) ctx.print(ctx.out.red("Over quota: new files are refused until some are deleted."));
