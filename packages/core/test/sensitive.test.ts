@@ -422,6 +422,8 @@ describe("sensitive-data guard: linear time on adversarial input", () => {
     ["JWT headers after underscores", fill("_eyJabcdefghij.eyJabcdefghij_")],
     ["AWS prefixes after slashes", fill("/AKIA")],
     ["GitHub prefixes after underscores", fill("_ghp_")],
+    ["Anthropic prefixes after underscores", fill("_sk-ant-ab12-")],
+    ["Google prefixes after underscores", fill("_AIza")],
     ["private key headers without an end", fill(`-----BEGIN ${"PRIVATE"} KEY-----\n`)],
     ["private key header padding", `-----BEGIN${fill(" ")}`],
     ["Slack-like", fill("xoxb-123456-")],

@@ -15,8 +15,14 @@ const KB100 = `${"x".repeat(99_999)}\n`;
 /** Counts the walks of the whole history: listings of its base two levels deep. */
 class CountingWalks extends ForwardingStore {
   walks = 0;
+  constructor(
+    inner: MemoryStore,
+    private readonly base = BASE,
+  ) {
+    super(inner);
+  }
   override async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    if (dir === BASE && depth >= 2) this.walks++;
+    if (dir === this.base && depth >= 2) this.walks++;
     return this.inner.list(dir, depth, options);
   }
 }
@@ -139,6 +145,17 @@ describe("HistoryStore's bound on the bytes of history", () => {
     const after = await onDisk(inner);
     const healed = new TextDecoder().decode((await inner.read(`${BASE}/bytes`))!.data);
     expect(Number(healed)).toBe(after.bytes);
+  });
+
+  it("reports a second store's history from its running total, without walking it", async () => {
+    const side = new CountingWalks(new InMemoryStore(), "/memories");
+    const store = new HistoryStore(new InMemoryStore(), { history: side, maxHistoryBytes: 1_000_000 });
+    const path = "/memories/a.md";
+    await executeCommand(store, { command: "create", path, file_text: "12345\n" });
+    await executeCommand(store, { command: "str_replace", path, old_str: "5", new_str: "56" });
+    const walks = side.walks;
+    expect(await store.usage!()).toEqual({ files: 1, bytes: 7, historyBytes: 6 });
+    expect(side.walks).toBe(walks);
   });
 
   it("refuses a bad maxHistoryBytes with a TypeError naming it", () => {
