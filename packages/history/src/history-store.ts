@@ -159,8 +159,7 @@ export class HistoryStore implements MemoryStore {
           // The second store's running total (one read) instead of a walk of it on every quota check.
           const counted = await this.#history.read(this.#totalPath);
           const side =
-            (counted && parseTotal(counted.data)) ??
-            ((await this.#history.list(this.#base, 2))?.size ?? 0);
+            (counted && parseTotal(counted.data)) ?? (await this.#history.list(this.#base, 2))?.size ?? 0;
           return { files: total.files, bytes: total.bytes, historyBytes: side };
         }
         const kept = await this.#history.list(this.#base, 2);
