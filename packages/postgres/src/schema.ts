@@ -4,7 +4,9 @@
  * here is the validated schema and table names.
  *
  * Rows: `f` a file, `d` a directory (kept while files lie beneath it), `r` a tenant's `/memories` (its
- * totals and the lock its writers take), `v` the schema version (tenant `''`, which no tenant id can be).
+ * totals and the lock its writers take), `v` the schema version (tenant `''`, which no tenant key can be).
+ * The `tenant` column is the chain of scopes: `/` for the unscoped store, `/a` for `scope("a")`, `/a/b`
+ * for `scope("a").scope("b")`.
  * Aggregates: for `d` and `r` rows, `files` and `bytes` count every file beneath, `size` the listed ones
  * (SPEC §4: nothing under a hidden or `node_modules` name, relative to that directory); for `f` rows,
  * `files` is 1 and `size` = `bytes` = the content's length. So a listing reads only the rows it shows,
@@ -20,8 +22,11 @@ import {
   sqlNames,
 } from "./names.js";
 
-/** Bumped by every release that changes what `migrationSql` creates. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped by every release that changes what `migrationSql` creates. 2: the `tenant` column holds the
+ * chain of scopes (`/`, `/a`, `/a/b`) instead of one flat id (`default` for the unscoped store).
+ */
+export const SCHEMA_VERSION = 2;
 
 /** The DDL, for the README and for databases where the store may not create tables itself. */
 export const tableSql = (n: SqlNames): string => `CREATE TABLE IF NOT EXISTS ${n.table} (
@@ -317,6 +322,12 @@ BEGIN
   PERFORM ${f("expire")}(p_tenant, p_cutoff);
   RETURN QUERY SELECT x.files, x.bytes FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
 END $fn$;
+
+-- Version 1 kept flat tenant ids, 'default' being the unscoped store: each becomes its chain of scopes.
+-- New keys all start with '/', which no old one holds, so no two rows ever share a key on the way.
+UPDATE ${t} x SET tenant = CASE WHEN x.tenant = 'default' THEN '/' ELSE '/' || x.tenant END
+  WHERE x.tenant <> '' AND left(x.tenant, 1) <> '/'
+    AND EXISTS (SELECT 1 FROM ${t} v WHERE v.tenant = '' AND v.path = '' AND v.kind = 'v' AND v.version = 1);
 
 INSERT INTO ${t} (tenant, path, kind, version) VALUES ('', '', 'v', ${SCHEMA_VERSION})
   ON CONFLICT (tenant, path) DO UPDATE SET version = EXCLUDED.version;`;
