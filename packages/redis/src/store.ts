@@ -75,11 +75,15 @@ export const recommendedClusterOptions = {
   },
 } satisfies ClusterOptions;
 
+/** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
+const SCOPED_BASE = Symbol("RedisStore.scopedBase");
+
 interface CommonOptions extends ExpiryOptions {
   /**
    * Namespace of this store's keys; stores with different prefixes never see each other's files.
    * Gets wrapped into a Redis Cluster hash tag (`tenant-1` → `{tenant-1}:`) unless it already holds
-   * one (`app:{tenant-1}:`). Default `mem`.
+   * one (`app:{tenant-1}:`). Default `mem`. A hash tag with a `tenant` segment (`app:tenant:alice`) is a
+   * `TypeError`: its keys would be those of a scope of another store.
    */
   prefix?: string;
   /**
@@ -213,6 +217,7 @@ export class RedisStore implements MemoryStore {
   private readonly expiryOptions: ExpiryOptions;
 
   constructor(options: RedisStoreOptions) {
+    const scopedBase = (options as { [SCOPED_BASE]?: string } | undefined)?.[SCOPED_BASE];
     const o = checkOptions("RedisStore", options);
     o.exactlyOne("client", "url");
     o.object("client", { optional: true });
@@ -220,7 +225,7 @@ export class RedisStore implements MemoryStore {
     o.object("redisOptions", { optional: true });
     o.string("prefix", { optional: true, nonEmpty: true });
     o.integer("operationTimeoutMs", { optional: true, min: 1 });
-    this.keyBase = keyBaseOf(options.prefix ?? "mem");
+    this.keyBase = scopedBase ?? keyBaseOf(options.prefix ?? "mem");
     this.routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
     if (!(Number.isFinite(ttl) && ttl >= 0)) {
@@ -265,10 +270,10 @@ export class RedisStore implements MemoryStore {
     checkTenant(tenant);
     return new RedisStore({
       client: this.client,
-      prefix: scopedKeyBase(this.keyBase, tenant),
+      [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
       operationTimeoutMs: this.timeoutMs,
       ...this.expiryOptions,
-    });
+    } as RedisStoreOptions);
   }
 
   /** Files and bytes from the counters the scripts keep: one round trip, O(1). */
