@@ -184,7 +184,7 @@ export class S3Store implements MemoryStore {
 
   /**
    * Deletes the expired files and reports them; files without a recorded access time get one now.
-   * Nothing without `expireAfterSeconds`.
+   * No files without `expireAfterSeconds`. Also deletes the server-probe objects an hour old (see `check`).
    */
   async sweep(): Promise<SweepResult> {
     await this.removeStaleProbes();
