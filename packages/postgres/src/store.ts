@@ -11,6 +11,7 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -21,6 +22,7 @@ import {
   type Usage,
   type Version,
   type WriteCondition,
+  type WriteQuota,
 } from "@mem/core";
 import pg from "pg";
 import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
@@ -116,7 +118,7 @@ const statements = (n: SqlNames) => {
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
     list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7)`),
+    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
     usage: named(
@@ -282,6 +284,29 @@ export class PostgresStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, {});
+  }
+
+  /**
+   * `write` with the quotas checked in the same statement, under the tenant's lock (its `/memories` row,
+   * which every write of the tenant takes): concurrent writers from any number of processes never
+   * overshoot them. Refuses with `QuotaExceededError`.
+   */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, quota);
+  }
+
+  async #write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
     let expected: string | null = null;
     if ("ifVersion" in condition) {
       // Versions are this store's decimal counters; anything else cannot match.
@@ -296,11 +321,17 @@ export class PostgresStore implements MemoryStore {
       expected,
       this.#now(),
       this.#cutoff(),
+      quota.maxFiles ?? null,
+      quota.maxTotalBytes ?? null,
     ];
     const row = (await this.#run(this.#shared.sql.write, values, true)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
         return { version: String(row["r_detail"]) };
+      case "quota": {
+        const [files, bytes] = String(row["r_detail"]).split(" ").map(Number);
+        throw new QuotaExceededError(path, { files: files ?? 0, bytes: bytes ?? 0 });
+      }
       case "exists":
         throw new AlreadyExistsError(path);
       case "notdir":

@@ -13,6 +13,7 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -22,6 +23,7 @@ import {
   type Usage,
   type Version,
   type WriteCondition,
+  type WriteQuota,
 } from "@mem/core";
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { mayHaveRun, toStoreFailure } from "./failure.js";
@@ -354,13 +356,39 @@ export class RedisStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, {});
+  }
+
+  /**
+   * `write` with the quotas checked inside the same script, against the counters `usage()` reads: Redis
+   * runs one script at a time, so concurrent writers from any number of clients never overshoot them.
+   * Refuses with `QuotaExceededError`.
+   */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, quota);
+  }
+
+  private async writeWith(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
     const expected = "ifVersion" in condition ? condition.ifVersion : "";
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const reply = await this.run("write", [path, bytes, expected]);
-    const [status, detail] = Array.isArray(reply) ? reply : [];
+    const limits = [String(quota.maxFiles ?? ""), String(quota.maxTotalBytes ?? "")];
+    const reply = await this.run("write", [path, bytes, expected, ...limits]);
+    const [status, detail, extra] = Array.isArray(reply) ? reply : [];
     switch (text(status)) {
       case "ok":
         return { version: text(detail) };
+      case "quota":
+        throw new QuotaExceededError(path, { files: Number(detail), bytes: Number(extra) });
       case "exists":
         throw new AlreadyExistsError(path);
       case "notdir":
