@@ -5,5 +5,6 @@ runConformance({
   name: "InMemoryStore",
   create: () => new InMemoryStore(),
   tenants: true,
+  exactQuotas: true,
   createExpiring: (expiry) => new InMemoryStore(expiry),
 });

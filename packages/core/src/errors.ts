@@ -2,6 +2,7 @@
  * Typed errors a {@link MemoryStore} throws. Core maps each to the exact result of SPEC.md; adapters
  * never build result strings themselves.
  */
+import type { Usage } from "./store.js";
 export abstract class MemoryStoreError extends Error {
   abstract readonly code: string;
 }
@@ -42,6 +43,21 @@ export class ConflictError extends MemoryStoreError {
   constructor(readonly path: string) {
     super(`${path} changed concurrently`);
     this.name = "ConflictError";
+  }
+}
+
+/**
+ * `writeWithinQuota` refused a write that would break its quota. `usage` is what the store (or scope)
+ * held just before the write, measured in the same atomic step; core words the refusal from it.
+ */
+export class QuotaExceededError extends MemoryStoreError {
+  readonly code = "QUOTA_EXCEEDED";
+  constructor(
+    readonly path: string,
+    readonly usage: Usage,
+  ) {
+    super(`writing ${path} would exceed the quota`);
+    this.name = "QuotaExceededError";
   }
 }
 

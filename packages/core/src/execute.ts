@@ -1,7 +1,7 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
 import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
-import type { NotADirectoryError, StoreFailureError } from "./errors.js";
+import type { NotADirectoryError, QuotaExceededError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
 import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
@@ -216,13 +216,23 @@ async function create(
   if (path === ROOT) return fail(msg.fileExists(path));
   const step = checkWrite(path, { ok: true, text, reply: msg.created(path) }, settings);
   if (!step.bytes) return step.result;
-  const refused = await settings.quota?.create(path, step.bytes.length);
-  if (refused) return fail((await createOwnError(store, path)) ?? refused);
+  const { quota } = settings;
+  const bytes = step.bytes;
+  const atomic = quota && store.writeWithinQuota ? store.writeWithinQuota.bind(store) : undefined;
+  if (quota && !atomic) {
+    const refused = await quota.create(path, bytes.length);
+    if (refused) return fail((await createOwnError(store, path)) ?? refused);
+  }
   try {
-    await store.write(path, step.bytes, { ifAbsent: true });
-    settings.change = { sizeBefore: null, sizeAfter: step.bytes.length };
+    if (quota && atomic) await atomic(path, bytes, { ifAbsent: true }, quota.limits);
+    else await store.write(path, bytes, { ifAbsent: true });
+    settings.change = { sizeBefore: null, sizeAfter: bytes.length };
     return step.result;
   } catch (error) {
+    if (quota && isStoreError(error, "QUOTA_EXCEEDED")) {
+      const refused = quota.createRefusal(path, (error as QuotaExceededError).usage, bytes.length);
+      if (refused) return fail(refused);
+    }
     if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
     if (isStoreError(error, "NOT_A_DIRECTORY")) {
       return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
@@ -282,10 +292,15 @@ async function edit(
   transform: (text: string) => EditOutcome,
 ): Promise<ToolResult> {
   if (path === ROOT) return fail(missing);
+  const { quota } = settings;
+  // A store that checks quotas in the write itself gets the conditional-write loop below with the
+  // limits, and no usage read first: concurrent editors then never overshoot them.
+  const atomic =
+    quota?.limitsBytes && store.writeWithinQuota ? store.writeWithinQuota.bind(store) : undefined;
   // Taken before the edit: concurrent writers may each fit alone and overshoot together (SPEC §7). Asked
   // together with the first read, so a store without `update` pays no extra wait for it.
-  const pending = settings.quota?.limitsBytes ? settings.quota.usage() : undefined;
-  if (store.update) {
+  const pending = quota?.limitsBytes && !atomic ? quota.usage() : undefined;
+  if (store.update && !atomic) {
     const usage = await pending;
     let step: EditStep = { result: fail(missing) };
     const found = await store.update(path, (data) => {
@@ -302,9 +317,15 @@ async function edit(
     const step = applyEdit(path, file.data, settings, usage, transform);
     if (!step.bytes) return step.result;
     try {
-      await store.write(path, step.bytes, { ifVersion: file.version });
+      if (quota && atomic) await atomic(path, step.bytes, { ifVersion: file.version }, quota.limits);
+      else await store.write(path, step.bytes, { ifVersion: file.version });
       return step.result;
     } catch (error) {
+      if (quota && isStoreError(error, "QUOTA_EXCEEDED")) {
+        const taken = (error as QuotaExceededError).usage;
+        const refused = quota.edit(path, taken, file.data.length, step.bytes.length);
+        if (refused) return fail(refused);
+      }
       if (!isStoreError(error, "CONFLICT")) throw error;
       if (attempt >= settings.conflictRetries)
         return fail(msg.storeFailed(operation, path, msg.reasonConflict()));

@@ -1,7 +1,13 @@
 /** Turns whatever a store threw into a reason that is safe to show the model (SPEC §5). */
 import { MemoryStoreError, type StoreFailureError } from "./errors.js";
 
-type StoreErrorCode = "NOT_FOUND" | "ALREADY_EXISTS" | "NOT_A_DIRECTORY" | "CONFLICT" | "STORE_FAILURE";
+type StoreErrorCode =
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "NOT_A_DIRECTORY"
+  | "CONFLICT"
+  | "QUOTA_EXCEEDED"
+  | "STORE_FAILURE";
 
 /**
  * True when `error` is the typed store error with that code. Matches by name and code as well as by

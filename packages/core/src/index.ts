@@ -6,6 +6,7 @@ export {
   MemoryStoreError,
   NotADirectoryError,
   NotFoundError,
+  QuotaExceededError,
   StoreFailureError,
 } from "./errors.js";
 export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
@@ -19,7 +20,7 @@ export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
-export { type QuotaOptions, usageOf } from "./quota.js";
+export { exceedsQuota, type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
 export {

@@ -1,6 +1,13 @@
 /** The reference store: everything in process memory, complete and concurrency-correct. */
-import { AlreadyExistsError, ConflictError, NotADirectoryError, NotFoundError } from "./errors.js";
+import {
+  AlreadyExistsError,
+  ConflictError,
+  NotADirectoryError,
+  NotFoundError,
+  QuotaExceededError,
+} from "./errors.js";
 import { type Expiry, expiryOf } from "./expiry.js";
+import { exceedsQuota } from "./quota.js";
 import type {
   ExpiryOptions,
   FileData,
@@ -14,6 +21,7 @@ import type {
   Usage,
   Version,
   WriteCondition,
+  WriteQuota,
 } from "./store.js";
 import { checkTenant } from "./tenant.js";
 import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
@@ -113,6 +121,25 @@ export class InMemoryStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, undefined);
+  }
+
+  /** `write` refused with `QuotaExceededError` beyond `quota`; one synchronous step, so always exact. */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, quota);
+  }
+
+  #write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota | undefined,
+  ): { version: Version } {
     this.#reap();
     this.#checkAncestors(path);
     const current = this.#files.get(path);
@@ -120,6 +147,12 @@ export class InMemoryStore implements MemoryStore {
       if (current || this.#dirs.has(path)) throw new AlreadyExistsError(path);
     } else if (!current || current.version !== condition.ifVersion) {
       throw new ConflictError(path);
+    }
+    if (quota) {
+      const usage = { files: this.#files.size, bytes: this.#bytes };
+      if (exceedsQuota(quota, usage, data.byteLength, current ? current.data.byteLength : null)) {
+        throw new QuotaExceededError(path, usage);
+      }
     }
     const version = this.#nextVersion();
     if (current) this.#remove(path, current);

@@ -4,7 +4,7 @@
  */
 
 import { msg } from "./messages.js";
-import type { MemoryStore, Usage } from "./store.js";
+import type { MemoryStore, Usage, WriteQuota } from "./store.js";
 import { ancestorsOf, ROOT } from "./tree.js";
 
 export interface QuotaOptions {
@@ -71,10 +71,33 @@ export async function usageFromListings(store: MemoryStore): Promise<Usage> {
   return usage;
 }
 
+/**
+ * Whether a write of `size` bytes breaks `quota`, given the `usage` just before it: `before` is the size of
+ * the file it replaces, `null` for a create. The one rule of every store's `writeWithinQuota`.
+ *
+ * @example
+ * ```ts
+ * exceedsQuota({ maxFiles: 5 }, { files: 5, bytes: 10 }, 3, null); // true: a sixth file
+ * exceedsQuota({ maxTotalBytes: 8 }, { files: 1, bytes: 10 }, 4, 6); // false: the file shrinks
+ * ```
+ */
+export function exceedsQuota(quota: WriteQuota, usage: Usage, size: number, before: number | null): boolean {
+  const { maxFiles, maxTotalBytes } = quota;
+  if (before === null) {
+    if (maxFiles !== undefined && usage.files + 1 > maxFiles) return true;
+    return maxTotalBytes !== undefined && usage.bytes + size > maxTotalBytes;
+  }
+  return maxTotalBytes !== undefined && size > before && usage.bytes - before + size > maxTotalBytes;
+}
+
 /** The quota part of one command: created by `quotaFor`, `null` when no quota is set. */
 export interface Quota {
+  /** The limits, for a store's `writeWithinQuota`. */
+  readonly limits: WriteQuota;
   /** The refusal of a `create` of `size` bytes at `path`, or `null` when it fits. */
   create(path: string, size: number): Promise<string | null>;
+  /** The refusal of a `create` of `size` bytes at `path` given `usage` taken before it, or `null`. */
+  createRefusal(path: string, usage: Usage, size: number): string | null;
   /** Whether edits need `usage()`: only when `maxTotalBytes` is set. */
   readonly limitsBytes: boolean;
   /** The refusal of an edit from `before` to `after` bytes, given `usage` taken before it, or `null`. */
@@ -87,17 +110,24 @@ export function quotaFor(store: MemoryStore, options: QuotaOptions): Quota | nul
   const { maxFiles, maxTotalBytes } = options;
   if (maxFiles === undefined && maxTotalBytes === undefined) return null;
   const usage = () => usageOf(store);
+  const createRefusal = (path: string, now: Usage, size: number): string | null => {
+    if (maxFiles !== undefined && now.files + 1 > maxFiles)
+      return msg.tooManyFiles(path, now.files, maxFiles);
+    if (maxTotalBytes !== undefined && now.bytes + size > maxTotalBytes) {
+      return msg.tooManyBytes(path, now.bytes + size, maxTotalBytes);
+    }
+    return null;
+  };
   return {
+    limits: {
+      ...(maxFiles === undefined ? {} : { maxFiles }),
+      ...(maxTotalBytes === undefined ? {} : { maxTotalBytes }),
+    },
     limitsBytes: maxTotalBytes !== undefined,
     usage,
+    createRefusal,
     async create(path, size) {
-      const now = await usage();
-      if (maxFiles !== undefined && now.files + 1 > maxFiles)
-        return msg.tooManyFiles(path, now.files, maxFiles);
-      if (maxTotalBytes !== undefined && now.bytes + size > maxTotalBytes) {
-        return msg.tooManyBytes(path, now.bytes + size, maxTotalBytes);
-      }
-      return null;
+      return createRefusal(path, await usage(), size);
     },
     edit(path, now, before, after) {
       if (maxTotalBytes === undefined || after <= before) return null;

@@ -69,6 +69,15 @@ export type FileOrListing = { kind: "file"; file: FileData } | { kind: "director
 
 export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
 
+/**
+ * The quotas `writeWithinQuota` checks: core's `maxFiles` and `maxTotalBytes` (see `QuotaOptions`), at least
+ * one of them set.
+ */
+export interface WriteQuota {
+  maxFiles?: number;
+  maxTotalBytes?: number;
+}
+
 /** A store's (or a scope's) totals: every file, hidden ones included, measured without reading contents. */
 export interface Usage {
   files: number;
@@ -162,6 +171,24 @@ export interface MemoryStore {
    * file. Core never asks to move a path into itself.
    */
   rename(from: string, to: string): Promise<void>;
+
+  /**
+   * Optional: `write`, refused with `QuotaExceededError` when it would break `quota`, checked in the same
+   * atomic step as the write and serialised with every other write of this store (or scope), so that any
+   * number of concurrent writers never overshoot it. The write's own errors come first (the same as
+   * `write`'s); then, with `files` and `bytes` what `usage()` would return just before the write (carried
+   * by the error), `exceedsQuota` decides: a create (`ifAbsent`) is refused when `files + 1 > maxFiles` or
+   * `bytes + size > maxTotalBytes`; a replacement (`ifVersion`) only when it grows the file and
+   * `bytes - old + size > maxTotalBytes`. Core uses it for every write under a quota when present; stores
+   * without it get core's check of `usage()` just before `write`, which concurrent writers can overshoot.
+   * A wrapper that changes what is written (sizes, extra files) must not forward it.
+   */
+  writeWithinQuota?(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }>;
 
   /**
    * Optional native atomic edit: reads the file at `path`, passes its bytes to `change`, and stores what

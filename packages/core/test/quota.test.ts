@@ -6,9 +6,10 @@ import {
   ForwardingStore,
   InMemoryStore,
   type MemoryStore,
+  QuotaExceededError,
   usageOf,
 } from "../src/index.js";
-import { usageFromListings } from "../src/quota.js";
+import { exceedsQuota, usageFromListings } from "../src/quota.js";
 
 const create = (path: string, text: string) => ({ command: "create", path, file_text: text });
 
@@ -91,6 +92,65 @@ describe("usage fallback for stores without usage()", () => {
     await expect(wrapped.check()).resolves.toBeUndefined();
     expect("scope" in wrapped).toBe(false);
     expect(await new PlainStore().sweep()).toEqual({ paths: [], bytes: 0 });
+  });
+});
+
+describe("quotas checked by the store (writeWithinQuota)", () => {
+  it("exceedsQuota: creates count a file and its bytes, edits only their growth", () => {
+    const usage = { files: 5, bytes: 50 };
+    expect(exceedsQuota({ maxFiles: 5 }, usage, 1, null)).toBe(true);
+    expect(exceedsQuota({ maxFiles: 6 }, usage, 1, null)).toBe(false);
+    expect(exceedsQuota({ maxFiles: 5 }, usage, 100, 1)).toBe(false);
+    expect(exceedsQuota({ maxTotalBytes: 60 }, usage, 10, null)).toBe(false);
+    expect(exceedsQuota({ maxTotalBytes: 60 }, usage, 11, null)).toBe(true);
+    expect(exceedsQuota({ maxTotalBytes: 60 }, usage, 20, 10)).toBe(false);
+    expect(exceedsQuota({ maxTotalBytes: 60 }, usage, 21, 10)).toBe(true);
+    // Shrinking (or equal) edits pass even above the limit.
+    expect(exceedsQuota({ maxTotalBytes: 10 }, usage, 10, 10)).toBe(false);
+  });
+
+  it("sends writes under a quota through writeWithinQuota, reads no usage first, and words its refusal", async () => {
+    const calls: string[] = [];
+    class Recording extends InMemoryStore {
+      override usage() {
+        calls.push("usage");
+        return super.usage();
+      }
+      override write(...args: Parameters<InMemoryStore["write"]>) {
+        calls.push("write");
+        return super.write(...args);
+      }
+      override writeWithinQuota(...args: Parameters<InMemoryStore["writeWithinQuota"]>) {
+        calls.push(`writeWithinQuota ${JSON.stringify(args[3])}`);
+        return super.writeWithinQuota(...args);
+      }
+    }
+    const store = new Recording();
+    const quota = { maxFiles: 1, maxTotalBytes: 6 };
+    expect((await executeCommand(store, create("/memories/a.md", "abc"), quota)).isError).toBe(false);
+    expect(await executeCommand(store, create("/memories/b.md", "b"), quota)).toEqual({
+      content:
+        "Error: Cannot create /memories/b.md: memory already holds 1 files, the limit is 1. Delete or merge files first.",
+      isError: true,
+    });
+    expect(
+      await executeCommand(
+        store,
+        { command: "str_replace", path: "/memories/a.md", old_str: "abc", new_str: "abcdefg" },
+        quota,
+      ),
+    ).toEqual({
+      content:
+        "Error: Cannot write /memories/a.md: memory would hold 7 bytes, over the limit of 6 bytes. Delete or shorten files first.",
+      isError: true,
+    });
+    // The command's own error comes first.
+    expect(await executeCommand(store, create("/memories/a.md", "x"), quota)).toEqual({
+      content: "Error: File /memories/a.md already exists",
+      isError: true,
+    });
+    expect(calls).toEqual(Array(4).fill('writeWithinQuota {"maxFiles":1,"maxTotalBytes":6}'));
+    expect(new QuotaExceededError("/memories/x", { files: 1, bytes: 2 }).code).toBe("QUOTA_EXCEEDED");
   });
 });
 

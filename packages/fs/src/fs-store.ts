@@ -26,6 +26,7 @@ import {
   checkTenant,
   type Expiry,
   type ExpiryOptions,
+  exceedsQuota,
   expiryOf,
   type FileData,
   type FileOrListing,
@@ -37,6 +38,7 @@ import {
   NotADirectoryError,
   NotFoundError,
   pathOf,
+  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -47,6 +49,7 @@ import {
   type Usage,
   type Version,
   type WriteCondition,
+  type WriteQuota,
 } from "@mem/core";
 import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
 import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
@@ -225,16 +228,18 @@ export class FsStore implements MemoryStore {
 
   /** Files and bytes beneath the root (hidden files included, tenants and bookkeeping not), from metadata. */
   async usage(): Promise<Usage> {
+    return this.withRoot((root) => this.usageIn(root));
+  }
+
+  private async usageIn(root: Dir): Promise<Usage> {
     const expiry = this.expiry;
     const now = expiry?.now() ?? 0;
     const usage: Usage = { files: 0, bytes: 0 };
-    await this.withRoot((root) =>
-      forEachFile(root, ROOT, ({ stats }) => {
-        if (expiry?.isExpired(stats.mtimeMs, now)) return;
-        usage.files += 1;
-        usage.bytes += stats.size;
-      }),
-    );
+    await forEachFile(root, ROOT, ({ stats }) => {
+      if (expiry?.isExpired(stats.mtimeMs, now)) return;
+      usage.files += 1;
+      usage.bytes += stats.size;
+    });
     return usage;
   }
 
@@ -408,6 +413,30 @@ export class FsStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, undefined);
+  }
+
+  /**
+   * `write` with the quotas checked under the store's cross-process lock, after the write's own errors,
+   * against the files counted there (the walk `usage()` makes): no other change of this root comes in
+   * between, so concurrent writers from any number of processes never overshoot them. Refuses with
+   * `QuotaExceededError`.
+   */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, quota);
+  }
+
+  private async writeWith(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota | undefined,
+  ): Promise<{ version: Version }> {
     if (path === ROOT) throw new AlreadyExistsError(path);
     const segments = segmentsOf(path);
     const parentSegments = segments.slice(0, -1);
@@ -422,12 +451,19 @@ export class FsStore implements MemoryStore {
           const parent = descent.dirs.at(-1)!;
           const existing = await parent.lstat(name);
           if (existing?.isSymbolicLink()) throw symlinkRefused();
+          let before: number | null = null;
           if ("ifAbsent" in condition) {
             if (existing) throw new AlreadyExistsError(path);
           } else {
             if (!existing?.isFile()) throw new ConflictError(path);
             const current = await readFileIn(parent, name, this.expiry);
             if (current?.version !== condition.ifVersion) throw new ConflictError(path);
+            before = current.data.byteLength;
+          }
+          if (quota) {
+            const usage = await this.usageIn(root);
+            if (exceedsQuota(quota, usage, data.byteLength, before))
+              throw new QuotaExceededError(path, usage);
           }
           await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
           done = true;
@@ -437,7 +473,8 @@ export class FsStore implements MemoryStore {
           await releaseDescent(descent);
         }
       },
-      "ifVersion" in condition ? { edit: path } : "exclusive",
+      // Under a quota the write counts every file, so it runs alone: no edit of its batch changes sizes meanwhile.
+      "ifVersion" in condition && !quota ? { edit: path } : "exclusive",
     );
   }
 

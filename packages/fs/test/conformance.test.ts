@@ -13,5 +13,6 @@ runConformance({
   peer: (store) => new FsStore({ root: store.root }),
   destroy: (store) => rmSync(join(store.root, ".."), { recursive: true, force: true }),
   tenants: true,
+  exactQuotas: true,
   createExpiring: (expiry) => fresh(expiry),
 });

@@ -26,17 +26,20 @@ const innerOf = (store: HistoryStore) => inners.get(store)!;
 
 runConformance({
   name: "HistoryStore over InMemoryStore",
+  tenants: true,
   create: () => wrap(new InMemoryStore()),
   peer: (store) => wrap(innerOf(store)),
 });
 
 runConformance({
   name: "HistoryStore over InMemoryStore, history in a second store",
+  tenants: true,
   create: () => wrap(new InMemoryStore(), new InMemoryStore()),
 });
 
 runConformance({
   name: "HistoryStore over FsStore",
+  tenants: true,
   create: () => wrap(new FsStore({ root: join(mkdtempSync(join(tmpdir(), "mem-history-")), "memories") })),
   peer: (store) => wrap(new FsStore({ root: (innerOf(store) as FsStore).root })),
   destroy: async (store) => {
@@ -68,6 +71,7 @@ afterAll(async () => {
 
 runConformance<HistoryStore>({
   name: "HistoryStore over RedisStore",
+  tenants: true,
   create: () => wrap(new RedisStore({ url: redis.url, prefix: `history-${++count}` })),
   peer: (store) => wrap(new RedisStore({ url: redis.url, prefix: (innerOf(store) as RedisStore).keyBase })),
   destroy: async (store) => {
@@ -86,6 +90,7 @@ const sides = new WeakMap<HistoryStore, MemoryStore>();
 // may. (Restore over S3 with versions under a second prefix is tested in history.test.ts.)
 runConformance<HistoryStore>({
   name: "HistoryStore over S3Store, versions in a second store (s3rver behind the conditional-write proxy)",
+  tenants: true,
   create: () => {
     const prefix = `h${++count}/`;
     const inner = s3Store(prefix);

@@ -4,7 +4,9 @@
  * here is the validated schema and table names.
  *
  * Rows: `f` a file, `d` a directory (kept while files lie beneath it), `r` a tenant's `/memories` (its
- * totals and the lock its writers take), `v` the schema version (tenant `''`, which no tenant id can be).
+ * totals and the lock its writers take), `v` the schema version (tenant `''`, which no tenant key can be).
+ * The `tenant` column is the chain of scopes: `/` for the unscoped store, `/a` for `scope("a")`, `/a/b`
+ * for `scope("a").scope("b")`.
  * Aggregates: for `d` and `r` rows, `files` and `bytes` count every file beneath, `size` the listed ones
  * (SPEC §4: nothing under a hidden or `node_modules` name, relative to that directory); for `f` rows,
  * `files` is 1 and `size` = `bytes` = the content's length. So a listing reads only the rows it shows,
@@ -20,8 +22,12 @@ import {
   sqlNames,
 } from "./names.js";
 
-/** Bumped by every release that changes what `migrationSql` creates. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped by every release that changes what `migrationSql` creates. 2: the `tenant` column holds the
+ * chain of scopes (`/`, `/a`, `/a/b`) instead of one flat id (`default` for the unscoped store), and
+ * `write` takes the quotas.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** The DDL, for the README and for databases where the store may not create tables itself. */
 export const tableSql = (n: SqlNames): string => `CREATE TABLE IF NOT EXISTS ${n.table} (
@@ -142,13 +148,20 @@ BEGIN
   RETURN QUERY SELECT s.r_path, s.r_size FROM ${f("reclaim")}(p_tenant, p_cutoff) s;
 END $fn$;
 
+-- Version 1's write, without quotas.
+DROP FUNCTION IF EXISTS ${f("write")}(text, text, text[], bytea, bigint, bigint, bigint);
+
 -- p_if_version NULL: create only if nothing is at p_path. Otherwise replace the file with that version.
 -- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
+-- p_max_files, p_max_bytes: the quotas (NULL: none), checked under the tenant's lock after the write's
+-- own errors, so concurrent writers never overshoot them; 'quota' answers with the files and bytes held.
 CREATE OR REPLACE FUNCTION ${f("write")}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
-                                         p_if_version bigint, p_now bigint, p_cutoff bigint)
+                                         p_if_version bigint, p_now bigint, p_cutoff bigint,
+                                         p_max_files bigint, p_max_bytes bigint)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   cur record;
+  tot record;
   anc text;
   v bigint;
   n bigint := octet_length(p_data);
@@ -170,6 +183,13 @@ BEGIN
       RETURN QUERY SELECT 'exists'::text, NULL::text;
       RETURN;
     END IF;
+    IF p_max_files IS NOT NULL OR p_max_bytes IS NOT NULL THEN
+      SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
+      IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
+        RETURN QUERY SELECT 'quota'::text, tot.files || ' ' || tot.bytes;
+        RETURN;
+      END IF;
+    END IF;
     v := nextval('${f("versions")}');
     INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
       VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, v, n, 1, n, p_now);
@@ -178,6 +198,13 @@ BEGIN
     IF NOT FOUND OR cur.kind <> 'f' OR cur.version <> p_if_version THEN
       RETURN QUERY SELECT 'conflict'::text, NULL::text;
       RETURN;
+    END IF;
+    IF p_max_bytes IS NOT NULL AND n > cur.size THEN
+      SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
+      IF tot.bytes - cur.size + n > p_max_bytes THEN
+        RETURN QUERY SELECT 'quota'::text, tot.files || ' ' || tot.bytes;
+        RETURN;
+      END IF;
     END IF;
     v := nextval('${f("versions")}');
     UPDATE ${t} x SET content = p_data, version = v, size = n, bytes = n, accessed_at = p_now
@@ -317,6 +344,12 @@ BEGIN
   PERFORM ${f("expire")}(p_tenant, p_cutoff);
   RETURN QUERY SELECT x.files, x.bytes FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
 END $fn$;
+
+-- Version 1 kept flat tenant ids, 'default' being the unscoped store: each becomes its chain of scopes.
+-- New keys all start with '/', which no old one holds, so no two rows ever share a key on the way.
+UPDATE ${t} x SET tenant = CASE WHEN x.tenant = 'default' THEN '/' ELSE '/' || x.tenant END
+  WHERE x.tenant <> '' AND left(x.tenant, 1) <> '/'
+    AND EXISTS (SELECT 1 FROM ${t} v WHERE v.tenant = '' AND v.path = '' AND v.kind = 'v' AND v.version = 1);
 
 INSERT INTO ${t} (tenant, path, kind, version) VALUES ('', '', 'v', ${SCHEMA_VERSION})
   ON CONFLICT (tenant, path) DO UPDATE SET version = EXCLUDED.version;`;

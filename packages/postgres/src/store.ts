@@ -11,6 +11,7 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -21,6 +22,7 @@ import {
   type Usage,
   type Version,
   type WriteCondition,
+  type WriteQuota,
 } from "@mem/core";
 import pg from "pg";
 import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
@@ -38,16 +40,26 @@ import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
 
-/** The tenant of a store made without `tenant` and not through `scope()`. */
-export const DEFAULT_TENANT = "default";
+/**
+ * The `tenant` column of a store's rows: `/` for a store made without `tenant`, then `/id` for each scope
+ * it is inside (`scope("a").scope("b")` is `/a/b`). Tenant ids never hold `/`, so no two chains share a key.
+ */
+export const tenantKey = (parent: string, tenant: string): string =>
+  parent === "/" ? `/${tenant}` : `${parent}/${tenant}`;
+
+/** The key of a store made without `tenant` and not through `scope()`. */
+export const ROOT_KEY = "/";
 
 interface CommonOptions extends ExpiryOptions {
   /** The table holding every tenant's files. Default `mem_files`. */
   table?: string;
   /** The schema of the table (it must exist). Default `public`. */
   schema?: string;
-  /** The tenant this store reads and writes; `scope()` makes stores for others. Default `default`. */
-  tenant?: string;
+  /**
+   * The tenant this store reads and writes, the same as `scope(tenant)` of a store made without it.
+   * Unset: the unscoped store, which never sees its tenants' files.
+   */
+  tenant?: string | undefined;
 }
 
 export type PostgresStoreOptions = CommonOptions &
@@ -64,7 +76,7 @@ export type PostgresStoreOptions = CommonOptions &
       }
   );
 
-/** Marks the options of a scope: the parent's shared state rides along under this key. */
+/** Marks the options of a scope: the parent's shared state and its tenant key ride along under this key. */
 const SHARED = Symbol("PostgresStore.shared");
 
 /** What a store and all its scopes share: one pool, one schema check, one set of names. */
@@ -106,7 +118,7 @@ const statements = (n: SqlNames) => {
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
     list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7)`),
+    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
     usage: named(
@@ -167,23 +179,27 @@ const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byt
  */
 export class PostgresStore implements MemoryStore {
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
-  /** The tenant whose `/memories` this store is. */
-  readonly tenant: string;
+  /** The tenant id this store was made for (the innermost scope); `undefined` for the unscoped store. */
+  readonly tenant: string | undefined;
+  /** The value of the table's `tenant` column for this store's rows (see the README's Tenants). */
+  readonly tenantKey: string;
   readonly #shared: Shared;
   readonly #ownsPool: boolean;
 
   constructor(options: PostgresStoreOptions) {
-    const scoped = (options as { [SHARED]?: Shared })[SHARED];
+    const scoped = (options as { [SHARED]?: { shared: Shared; key: string } })[SHARED];
     if (scoped) {
-      this.#shared = scoped;
-      this.tenant = options.tenant ?? DEFAULT_TENANT;
+      this.#shared = scoped.shared;
+      this.tenant = options.tenant;
+      this.tenantKey = scoped.key;
       this.#ownsPool = false;
       return;
     }
     checkOptions(options);
     const schema = checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63);
     const table = checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH);
-    this.tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
+    this.tenant = options.tenant === undefined ? undefined : checkTenant(options.tenant);
+    this.tenantKey = this.tenant === undefined ? ROOT_KEY : tenantKey(ROOT_KEY, this.tenant);
     let pool: pg.Pool;
     if ("pool" in options) {
       pool = options.pool;
@@ -215,11 +231,13 @@ export class PostgresStore implements MemoryStore {
   }
 
   /**
-   * The same table confined to `tenant` (SPEC §7), sharing this store's pool. Tenants are flat: a scope
-   * of a scope names a tenant of the same table. Throws `TypeError` for an invalid tenant id.
+   * The same table confined to `tenant` (SPEC §7), sharing this store's pool. Scopes nest: a scope of a
+   * scope is a tenant inside it, and no store sees its tenants' files. Throws `TypeError` for an invalid
+   * tenant id.
    */
   scope(tenant: string): PostgresStore {
-    const options = { pool: this.#shared.pool, tenant: checkTenant(tenant), [SHARED]: this.#shared };
+    const key = tenantKey(this.tenantKey, checkTenant(tenant));
+    const options = { pool: this.#shared.pool, tenant, [SHARED]: { shared: this.#shared, key } };
     return new PostgresStore(options);
   }
 
@@ -228,8 +246,8 @@ export class PostgresStore implements MemoryStore {
     const cutoff = this.#cutoff();
     const result =
       cutoff === null
-        ? await this.#run(sql.read, [this.tenant, path], false)
-        : await this.#run(sql.readTouch, [this.tenant, path, this.#now(), cutoff], false);
+        ? await this.#run(sql.read, [this.tenantKey, path], false)
+        : await this.#run(sql.readTouch, [this.tenantKey, path, this.#now(), cutoff], false);
     const row = result.rows[0];
     if (!row) return null;
     return { data: new Uint8Array(row["content"] as Buffer), version: String(row["version"]) };
@@ -241,15 +259,19 @@ export class PostgresStore implements MemoryStore {
     const cutoff = this.#cutoff();
     const result =
       cutoff === null
-        ? await this.#run(sql.stat, [this.tenant, path], false)
-        : await this.#run(sql.statExpiring, [this.tenant, path, cutoff], false);
+        ? await this.#run(sql.stat, [this.tenantKey, path], false)
+        : await this.#run(sql.statExpiring, [this.tenantKey, path, cutoff], false);
     const row = result.rows[0];
     if (!row) return null;
     return row["r_kind"] === "f" ? { kind: "file", size: Number(row["r_size"]) } : { kind: "directory" };
   }
 
   async list(dir: string, depth: number): Promise<Listing | null> {
-    const result = await this.#run(this.#shared.sql.list, [this.tenant, dir, depth, this.#cutoff()], false);
+    const result = await this.#run(
+      this.#shared.sql.list,
+      [this.tenantKey, dir, depth, this.#cutoff()],
+      false,
+    );
     const [head, ...rows] = result.rows;
     if (!head) return null;
     const entries: ListEntry[] = rows.map((row) => ({
@@ -262,6 +284,29 @@ export class PostgresStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, {});
+  }
+
+  /**
+   * `write` with the quotas checked in the same statement, under the tenant's lock (its `/memories` row,
+   * which every write of the tenant takes): concurrent writers from any number of processes never
+   * overshoot them. Refuses with `QuotaExceededError`.
+   */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.#write(path, data, condition, quota);
+  }
+
+  async #write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
     let expected: string | null = null;
     if ("ifVersion" in condition) {
       // Versions are this store's decimal counters; anything else cannot match.
@@ -269,18 +314,24 @@ export class PostgresStore implements MemoryStore {
       expected = condition.ifVersion;
     }
     const values = [
-      this.tenant,
+      this.tenantKey,
       path,
       ancestorsOf(path),
       rawBytes(data),
       expected,
       this.#now(),
       this.#cutoff(),
+      quota.maxFiles ?? null,
+      quota.maxTotalBytes ?? null,
     ];
     const row = (await this.#run(this.#shared.sql.write, values, true)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
         return { version: String(row["r_detail"]) };
+      case "quota": {
+        const [files, bytes] = String(row["r_detail"]).split(" ").map(Number);
+        throw new QuotaExceededError(path, { files: files ?? 0, bytes: bytes ?? 0 });
+      }
       case "exists":
         throw new AlreadyExistsError(path);
       case "notdir":
@@ -293,12 +344,12 @@ export class PostgresStore implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    const result = await this.#run(this.#shared.sql.delete, [this.tenant, path, this.#cutoff()], true);
+    const result = await this.#run(this.#shared.sql.delete, [this.tenantKey, path, this.#cutoff()], true);
     return result.rows[0]?.["deleted"] === true;
   }
 
   async rename(from: string, to: string): Promise<void> {
-    const values = [this.tenant, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
+    const values = [this.tenantKey, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
     const row = (await this.#run(this.#shared.sql.rename, values, true)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
@@ -323,15 +374,15 @@ export class PostgresStore implements MemoryStore {
     const cutoff = this.#cutoff();
     const result =
       cutoff === null
-        ? await this.#run(sql.usage, [this.tenant], false)
-        : await this.#run(sql.usageExpiring, [this.tenant, cutoff], false);
+        ? await this.#run(sql.usage, [this.tenantKey], false)
+        : await this.#run(sql.usageExpiring, [this.tenantKey, cutoff], false);
     const row = result.rows[0];
     return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
   }
 
   /** Every live file of this tenant with its size, hidden ones included, in one statement. */
   async files(): Promise<StoredFile[]> {
-    const result = await this.#run(this.#shared.sql.files, [this.tenant, this.#cutoff()], false);
+    const result = await this.#run(this.#shared.sql.files, [this.tenantKey, this.#cutoff()], false);
     return result.rows.map((row) => ({ path: String(row["r_path"]), size: Number(row["r_size"]) }));
   }
 
@@ -339,7 +390,7 @@ export class PostgresStore implements MemoryStore {
   async sweep(): Promise<SweepResult> {
     const cutoff = this.#cutoff();
     if (cutoff === null) return { paths: [], bytes: 0 };
-    const result = await this.#run(this.#shared.sql.sweep, [this.tenant, cutoff], true);
+    const result = await this.#run(this.#shared.sql.sweep, [this.tenantKey, cutoff], true);
     const paths = result.rows.map((row) => row["r_path"] as string).sort();
     const bytes = result.rows.reduce((sum, row) => sum + Number(row["r_size"]), 0);
     return { paths, bytes };

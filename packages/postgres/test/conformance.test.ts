@@ -17,5 +17,6 @@ runConformance<PostgresStore>({
   // Another store over the same table and tenant, with a pool (and connections) of its own.
   peer: (store) => pg.peer(store),
   tenants: true,
+  exactQuotas: true,
   createExpiring: (expiry) => pg.store(expiry),
 });

@@ -82,7 +82,7 @@ it("lists a directory of a 10,000-file table without a sequential scan", { timeo
   now += 3_600_001;
   // Everything else was accessed just now: only the five old files have expired.
   await db.sql(
-    `UPDATE ${table} SET accessed_at = $1 WHERE tenant = 'big' AND kind = 'f' AND path NOT LIKE '%/old-%'`,
+    `UPDATE ${table} SET accessed_at = $1 WHERE tenant = '/big' AND kind = 'f' AND path NOT LIKE '%/old-%'`,
     [now],
   );
   for (let round = 0; round < 8; round++) {

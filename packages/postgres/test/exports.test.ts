@@ -13,7 +13,6 @@ describe("public surface", { timeout: 120_000 }, () => {
     expect(names).toEqual([
       "DEFAULT_SCHEMA",
       "DEFAULT_TABLE",
-      "DEFAULT_TENANT",
       "MAX_TABLE_LENGTH",
       "PostgresStore",
       "PostgresStoreOptions",

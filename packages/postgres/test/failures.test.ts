@@ -77,7 +77,7 @@ describe("failures become SPEC §5 results with safe reasons", () => {
       pool: db.pool({ statement_timeout: 300, application_name: "timeout-test" }),
       tenant: writable.tenant,
     });
-    const lock = await holdTenantLock(db.server.url, writable.tenant);
+    const lock = await holdTenantLock(db.server.url, writable.tenantKey);
     try {
       expect(await run(store, { command: "create", path: "/memories/b.md", file_text: "b" })).toEqual({
         content: "Error: create failed for /memories/b.md: the statement timed out",
@@ -103,7 +103,7 @@ describe("failures become SPEC §5 results with safe reasons", () => {
     await store.check();
     // The write's snapshot is taken before the lock holder commits its own update of the tenant row, so
     // at serializable isolation its first attempt must fail with 40001.
-    const lock = await holdTenantLock(db.server.url, writable.tenant, true);
+    const lock = await holdTenantLock(db.server.url, writable.tenantKey, true);
     const pending = run(store, { command: "create", path: "/memories/b.md", file_text: "b" });
     await waitUntilBlocked("serializable-test");
     await lock.release();
@@ -194,7 +194,7 @@ describe("a server that goes away", () => {
       tenant: own.freshTenant(),
     });
     await run(store, { command: "create", path: "/memories/a.md", file_text: "a\n" });
-    const lock = await holdTenantLock(own.server.url, store.tenant);
+    const lock = await holdTenantLock(own.server.url, store.tenantKey);
     const pending = run(store, { command: "create", path: "/memories/b.md", file_text: "b" });
     await waitUntilBlocked("lost-write", own);
     await own.server.kill();

@@ -44,7 +44,7 @@ it(
     const perWorker = 24;
     const exits = await Promise.all(
       Array.from({ length: workers }, (_, w) =>
-        worker([store.tenant, "/memories/log.txt", `w${w}`, String(perWorker)]),
+        worker([String(store.tenant), "/memories/log.txt", `w${w}`, String(perWorker)]),
       ),
     );
     for (const exit of exits) expect(exit).toEqual({ code: 0, stderr: "" });

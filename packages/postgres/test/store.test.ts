@@ -149,6 +149,41 @@ describe("schema", () => {
     expect(() => schemaSql({ table: "Bad Name" })).toThrow(TypeError);
   });
 
+  it("moves a table written by version 1 (flat tenant ids, `default` unscoped) to nested keys on first use", async () => {
+    const table = pg.freshTable();
+    const writer = new PostgresStore({ pool: pg.pool(), table });
+    await create(writer, "/memories/root.md", "root\n");
+    await create(writer.scope("acme"), "/memories/acme.md", "acme\n");
+    await create(writer.scope("alice"), "/memories/d/alice.md", "alice\n");
+    // The layout version 1 wrote: one flat id per row, the unscoped store's rows under `default`.
+    await pg.sql(
+      `UPDATE ${table} SET tenant = CASE WHEN tenant = '/' THEN 'default' ELSE substr(tenant, 2) END
+        WHERE tenant <> ''`,
+    );
+    await pg.sql(`UPDATE ${table} SET version = 1 WHERE tenant = '' AND path = ''`);
+    const old = await pg.sql(`SELECT DISTINCT tenant FROM ${table} WHERE tenant <> '' ORDER BY tenant`);
+    expect(old.rows.map((row) => row.tenant)).toEqual(["acme", "alice", "default"]);
+
+    const store = new PostgresStore({ pool: pg.pool(), table });
+    expect(await view(store, "/memories")).toContain("5B\t/memories/root.md");
+    expect(await view(store.scope("acme"), "/memories/acme.md")).toContain("acme");
+    expect(await view(store.scope("alice"), "/memories/d/alice.md")).toContain("alice");
+    expect(await view(new PostgresStore({ pool: pg.pool(), table, tenant: "alice" }), "/memories")).toContain(
+      "6B\t/memories/d/alice.md",
+    );
+    // `default` is now a tenant like any other, empty after the move.
+    expect(await store.scope("default").usage()).toEqual({ files: 0, bytes: 0 });
+    expect(await store.usage()).toEqual({ files: 1, bytes: 5 });
+    const keys = await pg.sql(`SELECT DISTINCT tenant FROM ${table} WHERE tenant <> '' ORDER BY tenant`);
+    expect(keys.rows.map((row) => row.tenant)).toEqual(["/", "/acme", "/alice"]);
+    const version = await pg.sql(`SELECT version FROM ${table} WHERE tenant = '' AND path = ''`);
+    expect(Number(version.rows[0].version)).toBe(SCHEMA_VERSION);
+    for (const key of ["/", "/acme", "/alice"]) expect(await aggregateProblems(table, key)).toEqual([]);
+    // A second start finds the table current and moves nothing again.
+    const again = new PostgresStore({ pool: pg.pool(), table });
+    expect(await again.scope("acme").usage()).toEqual({ files: 1, bytes: 5 });
+  });
+
   it("refuses a table created by a newer release", async () => {
     const table = pg.freshTable();
     await new PostgresStore({ pool: pg.pool(), table }).check();
@@ -187,6 +222,39 @@ describe("tenants", () => {
     expect(textOf((await root.read("/memories/root.md"))!.data)).toBe("root\n");
     await alice.delete(ROOT);
     expect(await bob.usage()).toEqual({ files: 1, bytes: 8 });
+  });
+
+  it("nests scopes: organisations on one table never share their users' memories", async () => {
+    const table = pg.freshTable();
+    const pool = pg.pool();
+    const acme = new PostgresStore({ pool, table, tenant: "acme" });
+    const beta = new PostgresStore({ pool, table }).scope("beta");
+    const unscoped = new PostgresStore({ pool, table });
+    await create(acme.scope("alice"), "/memories/secret.md", "acme alice\n");
+    for (const other of [
+      beta.scope("alice"),
+      unscoped.scope("alice"),
+      new PostgresStore({ pool, table, tenant: "alice" }),
+      acme,
+      unscoped,
+      unscoped.scope("default"),
+      acme.scope("alice").scope("alice"),
+    ]) {
+      expect(await other.read("/memories/secret.md"), other.tenantKey).toBeNull();
+      expect(await other.usage(), other.tenantKey).toEqual({ files: 0, bytes: 0 });
+    }
+    await create(unscoped, "/memories/root.md", "root\n");
+    expect(await unscoped.scope("default").read("/memories/root.md")).toBeNull();
+    expect(await new PostgresStore({ pool, table, tenant: "default" }).read("/memories/root.md")).toBeNull();
+    // The same chain reached either way is the same tenant.
+    expect(textOf((await unscoped.scope("acme").scope("alice").read("/memories/secret.md"))!.data)).toBe(
+      "acme alice\n",
+    );
+    // Deleting a tenant's whole /memories leaves the tenants inside it alone, and the reverse.
+    await acme.delete(ROOT);
+    expect(await acme.scope("alice").usage()).toEqual({ files: 1, bytes: 11 });
+    await acme.scope("alice").delete(ROOT);
+    expect(await unscoped.usage()).toEqual({ files: 1, bytes: 5 });
   });
 
   it("shares the parent's pool: 10,000 scopes open no connection of their own", async () => {
@@ -266,7 +334,7 @@ describe("usage and aggregates", () => {
               : { command: "rename", old_path: path, new_path: pathOf() };
       expect(await run(store, input), JSON.stringify(input)).toEqual(await run(model, input));
     }
-    expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
+    expect(await aggregateProblems("mem_files", store.tenantKey)).toEqual([]);
     const dirs = [
       ROOT,
       ...((await model.list(ROOT, 9))?.entries ?? [])
@@ -316,11 +384,14 @@ describe("paths and contents as data", () => {
     expect((await store.read("/memories/bin"))!.data).toEqual(raw);
     expect(
       Number(
-        (await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = $1 AND kind = 'f'", [store.tenant]))
-          .rows[0].n,
+        (
+          await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = $1 AND kind = 'f'", [
+            store.tenantKey,
+          ])
+        ).rows[0].n,
       ),
     ).toBe(7);
-    expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
+    expect(await aggregateProblems("mem_files", store.tenantKey)).toEqual([]);
   });
 
   it("deletes and moves a directory without touching names that only share its prefix", async () => {
@@ -347,7 +418,7 @@ describe("paths and contents as data", () => {
       "/memories/a0",
       "/memories/ab",
     ]);
-    expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
+    expect(await aggregateProblems("mem_files", store.tenantKey)).toEqual([]);
   });
 });
 
@@ -524,13 +595,13 @@ describe("expiry", () => {
     expect(await store.sweep()).toEqual({ paths: ["/memories/.h/2.md", "/memories/a/1.md"], bytes: 5 });
     expect(await store.sweep()).toEqual({ paths: [], bytes: 0 });
     const rows = await pg.sql("SELECT path, kind FROM mem_files WHERE tenant = $1 ORDER BY path", [
-      store.tenant,
+      store.tenantKey,
     ]);
     expect(rows.rows).toEqual([
       { path: "/memories", kind: "r" },
       { path: "/memories/3.md", kind: "f" },
     ]);
-    expect(await aggregateProblems("mem_files", store.tenant)).toEqual([]);
+    expect(await aggregateProblems("mem_files", store.tenantKey)).toEqual([]);
     const plain = pg.store();
     await create(plain, "/memories/a.md", "a");
     expect(await plain.sweep()).toEqual({ paths: [], bytes: 0 });
@@ -545,7 +616,9 @@ describe("expiry", () => {
     await create(b, "/memories/x.md", "x");
     now = 5_000;
     expect(await a.sweep()).toEqual({ paths: ["/memories/x.md"], bytes: 1 });
-    const rows = await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = 'exp-b' AND kind = 'f'");
+    const rows = await pg.sql("SELECT count(*) AS n FROM mem_files WHERE tenant = $1 AND kind = 'f'", [
+      b.tenantKey,
+    ]);
     expect(Number(rows.rows[0].n)).toBe(1);
   });
 });

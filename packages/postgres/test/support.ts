@@ -72,14 +72,20 @@ export class TestPostgres {
     return new PostgresStore({ pool: pool ?? this.shared, tenant: this.freshTenant(), ...options });
   }
 
-  /** Another store over the same table and tenant, with a pool of its own that its `close()` ends. */
+  /**
+   * Another store over the same table and tenant (its chain of scopes), with a pool of its own that its
+   * `close()` ends (its scopes' `close()` does not: the test file's `stop()` ends the pool).
+   */
   peer(store: PostgresStore, options: StoreOptions = {}): PostgresStore {
-    return new PostgresStore({
+    const [first, ...rest] = store.tenantKey.split("/").filter((id) => id !== "");
+    const root = new PostgresStore({
       connectionString: this.server.url,
       poolConfig: { max: 4 },
-      tenant: store.tenant,
+      ...(first === undefined ? {} : { tenant: first }),
       ...options,
     });
+    if (rest.length > 0) this.pools.push(root.pool);
+    return rest.reduce((scoped, id) => scoped.scope(id), root);
   }
 
   async sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {

@@ -20,8 +20,18 @@ export const keyBaseOf = (prefix: string): string => {
   if (typeof prefix !== "string" || prefix.length === 0) {
     throw new TypeError("RedisStore: `prefix` must be a non-empty string");
   }
-  return hashTagOf(prefix) === undefined ? `{${prefix}}:` : prefix;
+  const base = hashTagOf(prefix) === undefined ? `{${prefix}}:` : prefix;
+  // Scopes add `:tenant:<id>` to the tag (see `scopedKeyBase`): a tag without a `tenant` segment of its
+  // own can never be one of them, so `app:tenant:alice` cannot reach the keys of `app`'s tenant `alice`.
+  if (`:${hashTagOf(base)}:`.includes(TENANT_SEGMENT)) {
+    throw new TypeError(
+      "RedisStore: `prefix` must not hold `tenant` between colons in its hash tag: such keys belong to the tenants of another prefix (use `scope(tenant)` or `?tenant=`)",
+    );
+  }
+  return base;
 };
+
+const TENANT_SEGMENT = ":tenant:";
 
 /** The version counter key, which also routes every script call to the store's slot. */
 export const routingKeyOf = (base: string): string => `${base}seq`;
@@ -34,5 +44,5 @@ export const routingKeyOf = (base: string): string => `${base}seq`;
 export const scopedKeyBase = (base: string, tenant: string): string => {
   const open = base.indexOf("{");
   const close = base.indexOf("}", open + 1);
-  return `${base.slice(0, open + 1)}${base.slice(open + 1, close)}:tenant:${tenant}${base.slice(close)}`;
+  return `${base.slice(0, open + 1)}${base.slice(open + 1, close)}${TENANT_SEGMENT}${tenant}${base.slice(close)}`;
 };

@@ -358,6 +358,8 @@ end
 
 if op == 'write' then
   local p, data, expected = arg(0), arg(1), arg(2)
+  -- The quotas ('' for none), checked after the write's own errors: one script, so nothing comes between.
+  local maxFiles, maxBytes = tonumber(arg(3) or ''), tonumber(arg(4) or '')
   local fk = fkey(p)
   local oldSize = 0
   if expected == '' then
@@ -367,6 +369,17 @@ if op == 'write' then
   else
     if redis.call('HGET', fk, 'v') ~= expected then return {'conflict'} end
     oldSize = redis.call('HSTRLEN', fk, 'd')
+  end
+  if maxFiles or maxBytes then
+    local u = redis.call('HMGET', USAGE, 'f', 'b')
+    local files, bytes = num(u[1]), num(u[2])
+    local over
+    if expected == '' then
+      over = (maxFiles and files + 1 > maxFiles) or (maxBytes and bytes + #data > maxBytes)
+    else
+      over = maxBytes and #data > oldSize and bytes - oldSize + #data > maxBytes
+    end
+    if over then return {'quota', files, bytes} end
   end
   local version = tostring(redis.call('INCR', SEQ))
   redis.call('HSET', fk, 'd', data, 'v', version)

@@ -13,6 +13,7 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -22,6 +23,7 @@ import {
   type Usage,
   type Version,
   type WriteCondition,
+  type WriteQuota,
 } from "@mem/core";
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { mayHaveRun, toStoreFailure } from "./failure.js";
@@ -75,11 +77,15 @@ export const recommendedClusterOptions = {
   },
 } satisfies ClusterOptions;
 
+/** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
+const SCOPED_BASE = Symbol("RedisStore.scopedBase");
+
 interface CommonOptions extends ExpiryOptions {
   /**
    * Namespace of this store's keys; stores with different prefixes never see each other's files.
    * Gets wrapped into a Redis Cluster hash tag (`tenant-1` → `{tenant-1}:`) unless it already holds
-   * one (`app:{tenant-1}:`). Default `mem`.
+   * one (`app:{tenant-1}:`). Default `mem`. A hash tag with a `tenant` segment (`app:tenant:alice`) is a
+   * `TypeError`: its keys would be those of a scope of another store.
    */
   prefix?: string;
   /**
@@ -213,6 +219,7 @@ export class RedisStore implements MemoryStore {
   private readonly expiryOptions: ExpiryOptions;
 
   constructor(options: RedisStoreOptions) {
+    const scopedBase = (options as { [SCOPED_BASE]?: string } | undefined)?.[SCOPED_BASE];
     const o = checkOptions("RedisStore", options);
     o.exactlyOne("client", "url");
     o.object("client", { optional: true });
@@ -220,7 +227,7 @@ export class RedisStore implements MemoryStore {
     o.object("redisOptions", { optional: true });
     o.string("prefix", { optional: true, nonEmpty: true });
     o.integer("operationTimeoutMs", { optional: true, min: 1 });
-    this.keyBase = keyBaseOf(options.prefix ?? "mem");
+    this.keyBase = scopedBase ?? keyBaseOf(options.prefix ?? "mem");
     this.routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
     if (!(Number.isFinite(ttl) && ttl >= 0)) {
@@ -265,10 +272,10 @@ export class RedisStore implements MemoryStore {
     checkTenant(tenant);
     return new RedisStore({
       client: this.client,
-      prefix: scopedKeyBase(this.keyBase, tenant),
+      [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
       operationTimeoutMs: this.timeoutMs,
       ...this.expiryOptions,
-    });
+    } as RedisStoreOptions);
   }
 
   /** Files and bytes from the counters the scripts keep: one round trip, O(1). */
@@ -349,13 +356,39 @@ export class RedisStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, {});
+  }
+
+  /**
+   * `write` with the quotas checked inside the same script, against the counters `usage()` reads: Redis
+   * runs one script at a time, so concurrent writers from any number of clients never overshoot them.
+   * Refuses with `QuotaExceededError`.
+   */
+  async writeWithinQuota(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
+    return this.writeWith(path, data, condition, quota);
+  }
+
+  private async writeWith(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    quota: WriteQuota,
+  ): Promise<{ version: Version }> {
     const expected = "ifVersion" in condition ? condition.ifVersion : "";
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const reply = await this.run("write", [path, bytes, expected]);
-    const [status, detail] = Array.isArray(reply) ? reply : [];
+    const limits = [String(quota.maxFiles ?? ""), String(quota.maxTotalBytes ?? "")];
+    const reply = await this.run("write", [path, bytes, expected, ...limits]);
+    const [status, detail, extra] = Array.isArray(reply) ? reply : [];
     switch (text(status)) {
       case "ok":
         return { version: text(detail) };
+      case "quota":
+        throw new QuotaExceededError(path, { files: Number(detail), bytes: Number(extra) });
       case "exists":
         throw new AlreadyExistsError(path);
       case "notdir":

@@ -46,6 +46,7 @@ runConformance<RedisStore>({
     await client.del(`${store.keyBase}seq`);
   },
   tenants: true,
+  exactQuotas: true,
   createExpiring: (expiry) => {
     stores += 1;
     return new RedisStore({ client, prefix: `cluster-conformance-expiring-${stores}`, ...expiry });

@@ -32,6 +32,7 @@ runConformance<RedisStore>({
     await client.del(`${store.keyBase}seq`);
   },
   tenants: true,
+  exactQuotas: true,
   createExpiring: (expiry) => {
     stores += 1;
     return new RedisStore({ client, prefix: `conformance-expiring-${stores}`, ...expiry });

@@ -3,7 +3,7 @@ import { executeCommand } from "@mem/core";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { bytes, indexProblems, TestRedis } from "./support.js";
+import { bytes, indexProblems, TestRedis, textOf } from "./support.js";
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -42,6 +42,32 @@ describe("RedisStore tenants", () => {
     await scoped.write("/memories/n", bytes("hi"), { ifAbsent: true });
     expect(await store.stat("/memories/n")).toBeNull();
     expect(await indexProblems(scoped)).toEqual([]);
+  });
+
+  it("refuses a prefix whose keys would be a tenant's of another prefix", async () => {
+    const client = redis.client();
+    const alice = new RedisStore({ client, prefix: "app" }).scope("alice");
+    await alice.write("/memories/secret", bytes("alice's"), { ifAbsent: true });
+    for (const prefix of [
+      "app:tenant:alice",
+      "app:{app:tenant:alice}:",
+      "{app:tenant:alice}:",
+      "tenant:x",
+      "app:tenant",
+      "tenant",
+      "x:{app:tenant:alice:tenant:p}",
+    ]) {
+      expect(() => new RedisStore({ client, prefix }), prefix).toThrow(
+        new TypeError(
+          "RedisStore: `prefix` must not hold `tenant` between colons in its hash tag: such keys belong to the tenants of another prefix (use `scope(tenant)` or `?tenant=`)",
+        ),
+      );
+    }
+    // A segment merely containing the word, or `tenant` outside the hash tag, is not a tenant's tag.
+    for (const prefix of ["tenants", "my-tenant:x", "app:tenant-1", "tenant:{app}:"]) {
+      expect(() => new RedisStore({ client, prefix }), prefix).not.toThrow();
+    }
+    expect(textOf((await alice.read("/memories/secret"))!.data)).toBe("alice's");
   });
 
   it("keeps usage in the scripts' counters: one round trip, whatever the number of files", async () => {

@@ -20,6 +20,8 @@ import { copySourceOf } from "./keys.js";
 export interface ObjectSummary {
   key: string;
   size: number;
+  /** When the object was last written, in milliseconds since the epoch (server time), when listed with it. */
+  modified?: number;
 }
 
 /** The most keys one ListObjectsV2 page or one DeleteObjects request carries. */
@@ -299,7 +301,15 @@ export class Bucket {
         }),
       );
       const objects = (out.Contents ?? []).flatMap((o) =>
-        o.Key === undefined ? [] : [{ key: o.Key, size: o.Size ?? 0 }],
+        o.Key === undefined
+          ? []
+          : [
+              {
+                key: o.Key,
+                size: o.Size ?? 0,
+                ...(o.LastModified === undefined ? {} : { modified: o.LastModified.getTime() }),
+              },
+            ],
       );
       return { objects, next: out.IsTruncated ? out.NextContinuationToken : undefined };
     } catch (error) {

@@ -12,6 +12,7 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import { StoreFailureError } from "@mem/core";
+import type { ObjectSummary } from "./bucket.js";
 import { statusOf, storeFailure } from "./failure.js";
 import { copySourceOf } from "./keys.js";
 
@@ -55,22 +56,29 @@ export const ifMatchValue = (etag: string, form: "quoted" | "bare"): string => {
 };
 
 /**
- * Measures, on the scratch key `key` (which must not exist and is deleted afterwards), which conditions
- * the server enforces: 7 requests (5 PutObject, 1 CopyObject, 1 DeleteObject), one more PutObject when
- * `If-Match` only works unquoted, and one more DeleteObject when `If-Match` on a missing key creates it.
- * A failure of a request the measurement needs is thrown as a `StoreFailureError`.
+ * Measures, on the scratch key `key` (which must not exist) and on `{key}.absent` (which must never exist),
+ * which conditions the server enforces: 7 requests (5 PutObject, 1 CopyObject, 1 DeleteObject), one more
+ * PutObject when `If-Match` only works unquoted, and one more DeleteObject when `If-Match` on a missing key
+ * creates it. A failure of a request the measurement needs is thrown as a `StoreFailureError`. The
+ * deletes only clean up after a verdict already known, so their failures are ignored: what they leave
+ * under the probe name is removed later by `removeStaleProbes`.
  */
 export async function probeConditions(
   client: S3Client,
   bucket: string,
   key: string,
 ): Promise<ServerConditions> {
-  const put = async (body: string, condition: Pick<PutObjectCommandInput, "IfMatch" | "IfNoneMatch">) => {
+  const absent = `${key}.absent`;
+  const put = async (
+    body: string,
+    condition: Pick<PutObjectCommandInput, "IfMatch" | "IfNoneMatch">,
+    target = key,
+  ) => {
     try {
       const out = await client.send(
         new PutObjectCommand({
           Bucket: bucket,
-          Key: key,
+          Key: target,
           Body: body,
           ContentType: "text/plain",
           ...condition,
@@ -87,11 +95,11 @@ export async function probeConditions(
       throw storeFailure("PutObject", error);
     }
   };
-  const remove = async () => {
+  const remove = async (target: string) => {
     try {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-    } catch (error) {
-      throw storeFailure("DeleteObject", error);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: target }));
+    } catch {
+      // The verdict does not depend on it; a later start or sweep() removes what stays.
     }
   };
 
@@ -126,17 +134,28 @@ export async function probeConditions(
     // Anything but a 412 leaves copies to the fallback, which is safe wherever PutObject's condition is.
     copyIfNoneMatch = statusOf(error) === 412;
   }
-  await remove();
+  let createdAbsent = false;
   if (ifMatch !== null) {
     // If-Match on a key that does not exist must not create it.
-    const onMissing = await put("d", { IfMatch: ifMatchValue(current, ifMatch) });
+    const onMissing = await put("d", { IfMatch: ifMatchValue(current, ifMatch) }, absent);
     if (onMissing.status === 200) {
       ifMatch = null;
-      await remove();
+      createdAbsent = true;
     }
   }
+  await Promise.all([remove(key), createdAbsent ? remove(absent) : undefined]);
   return { ifNoneMatch, ifMatch, copyIfNoneMatch };
 }
+
+/**
+ * How old a probe's object must be before a store removes it as left over: far longer than any probe
+ * runs, so a store never deletes the scratch key of another process measuring at the same time.
+ */
+export const STALE_PROBE_MS = 60 * 60 * 1000;
+
+/** The keys among `objects` (listed under a probe prefix) written before `now - STALE_PROBE_MS`. */
+export const staleProbes = (objects: readonly ObjectSummary[], now: number): string[] =>
+  objects.filter((o) => o.modified !== undefined && o.modified < now - STALE_PROBE_MS).map((o) => o.key);
 
 /** Measurements shared by every store over the same client and bucket (for example one store per tenant). */
 const measured = new WeakMap<S3Client, Map<string, Promise<ServerConditions>>>();

@@ -64,7 +64,12 @@ export class KeySpace {
 
   /** A fresh key on which to measure the server's conditional writes (see `conditions.ts`). */
   scratchKey(): string {
-    return `${this.prefix}${PROBE_NAME}/${randomUUID()}`;
+    return `${this.probePrefix}${randomUUID()}`;
+  }
+
+  /** The prefix of every scratch key of this store. */
+  get probePrefix(): string {
+    return `${this.prefix}${PROBE_NAME}/`;
   }
 
   get journalPrefix(): string {

@@ -30,7 +30,7 @@ import {
 } from "@mem/core";
 import { AccessIndex } from "./access-index.js";
 import { Bucket, type ObjectSummary } from "./bucket.js";
-import { conditionsOf, missingConditions, unsafeServerFailure } from "./conditions.js";
+import { conditionsOf, missingConditions, staleProbes, unsafeServerFailure } from "./conditions.js";
 import { KeySpace, RESERVED_NAMES } from "./keys.js";
 import { RenameJournal } from "./rename-journal.js";
 
@@ -184,9 +184,10 @@ export class S3Store implements MemoryStore {
 
   /**
    * Deletes the expired files and reports them; files without a recorded access time get one now.
-   * Nothing without `expireAfterSeconds`.
+   * No files without `expireAfterSeconds`. Also deletes the server-probe objects an hour old (see `check`).
    */
   async sweep(): Promise<SweepResult> {
+    await this.removeStaleProbes();
     const index = this.index;
     if (!index) return { paths: [], bytes: 0 };
     const [objects, times] = await Promise.all([this.bucket.listAll(this.keys.prefix), index.load()]);
@@ -214,6 +215,18 @@ export class S3Store implements MemoryStore {
   async check(): Promise<void> {
     await this.bucket.listPage(this.keys.prefix, 1);
     await this.writable(true);
+    // Housekeeping after the verdict: a start that cannot tidy up still starts.
+    await this.removeStaleProbes().catch(() => undefined);
+  }
+
+  /**
+   * Deletes the scratch objects of server probes whose clean-up failed (a fault, a killed process) once
+   * they are older than `STALE_PROBE_MS`, so a probe running elsewhere right now keeps its object.
+   */
+  private async removeStaleProbes(): Promise<void> {
+    const objects = await this.bucket.listAll(this.keys.probePrefix);
+    if (objects.length === 0) return;
+    await this.bucket.deleteMany(staleProbes(objects, (this.options.clock ?? Date.now)()));
   }
 
   isReservedName(name: string): boolean {

@@ -326,3 +326,73 @@ describe("which failed attempts may have reached S3", () => {
     ]);
   });
 });
+
+describe("the server probe under faults", () => {
+  const PROBES = ".mem-s3-probe/";
+  /** A store with a client of its own, so its first write measures the server again. */
+  const unprobed = (prefix: string, clock?: () => number) =>
+    new S3Store({
+      clientConfig: {
+        endpoint: fx.server.endpoint,
+        region: fx.server.region,
+        credentials: fx.server.credentials,
+        forcePathStyle: true,
+        maxAttempts: 1,
+      },
+      bucket: fx.server.bucket,
+      prefix,
+      ...(clock ? { clock } : {}),
+    });
+  const later = () => Date.now() + 2 * 60 * 60 * 1000;
+
+  it("never fails a command when its clean-up cannot delete; a later start or sweep() removes the leftover", async () => {
+    const prefix = freshPrefix();
+    await fx.seed([{ key: `${prefix}f3.txt`, body: "three\n" }]);
+    const store = unprobed(prefix);
+    fx.server.failNext({ op: "DeleteObject", key: (key) => key.includes(PROBES), count: Infinity });
+    const result = await executeCommand(store, {
+      command: "str_replace",
+      path: "/memories/f3.txt",
+      old_str: "three",
+      new_str: "drei",
+    });
+    expect(result.isError, result.content).toBe(false);
+    expect(seen("DeleteObject")).toEqual([[503, true]]);
+    fx.server.clearFailures();
+    const [leftover] = await fx.keys(`${prefix}${PROBES}`);
+    expect(leftover).toBeDefined();
+    expect(await fx.tree(prefix)).toEqual({ "f3.txt": "drei\n", [leftover!.slice(prefix.length)]: "b" });
+    expect(await executeCommand(store, { command: "view", path: "/memories" })).toEqual({
+      content:
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n" +
+        "5B\t/memories\n5B\t/memories/f3.txt",
+      isError: false,
+    });
+    await store.close();
+
+    // A start soon after leaves it: it could be the scratch key of a probe running elsewhere right now.
+    const soon = unprobed(prefix);
+    await soon.check();
+    await soon.close();
+    expect(await fx.keys(`${prefix}${PROBES}`)).toEqual([leftover]);
+    // An hour on, a start removes what the probe left.
+    const start = unprobed(prefix, later);
+    await start.check();
+    await start.close();
+    expect(await fx.keys(`${prefix}${PROBES}`)).toEqual([]);
+
+    // So does sweep(), with or without expiry.
+    fx.server.failNext({ op: "DeleteObject", key: (key) => key.includes(PROBES), count: Infinity });
+    const again = unprobed(prefix);
+    expect(
+      (await executeCommand(again, { command: "create", path: "/memories/g.txt", file_text: "g" })).isError,
+    ).toBe(false);
+    await again.close();
+    fx.server.clearFailures();
+    expect(await fx.keys(`${prefix}${PROBES}`)).toHaveLength(1);
+    const sweeper = unprobed(prefix, later);
+    expect(await sweeper.sweep()).toEqual({ paths: [], bytes: 0 });
+    await sweeper.close();
+    expect(await fx.tree(prefix)).toEqual({ "f3.txt": "drei\n", "g.txt": "g" });
+  });
+});

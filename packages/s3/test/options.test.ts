@@ -41,12 +41,12 @@ describe("S3Store.check", () => {
     await fx?.stop();
   });
 
-  it("passes on an existing bucket: one listing, then the server's conditional writes measured again", async () => {
+  it("passes on an existing bucket: one listing, the server's conditional writes measured again, one listing of old probes", async () => {
     const store = fx.store();
     fx.server.requests.reset();
     await expect(store.check()).resolves.toBeUndefined();
     expect(fx.server.requests.counts()).toEqual({
-      ListObjectsV2: 1,
+      ListObjectsV2: 2,
       PutObject: 5,
       CopyObject: 1,
       DeleteObject: 1,

@@ -21,8 +21,59 @@ const seed = async (store: MemoryStore, files: Record<string, string>): Promise<
   }
 };
 
-export function quotaSuite<S extends MemoryStore>(harness: Harness<S>): void {
+export function quotaSuite<S extends MemoryStore>(harness: Harness<S>, exact = false): void {
   describe("quotas (SPEC §7)", () => {
+    if (exact) {
+      it(
+        "holds exactly under concurrency: 150 creates under maxFiles 5 make 5 files, maxTotalBytes likewise",
+        () =>
+          harness.withStore(async (store) => {
+            expect(typeof store.writeWithinQuota).toBe("function");
+            const { peer, release } = await harness.openPeer(store);
+            try {
+              // Half the writers go through another instance: the quota holds across instances too.
+              const both = (i: number) => (i % 2 === 0 ? store : peer);
+              const files = await Promise.all(
+                Array.from({ length: 150 }, (_, i) =>
+                  run(both(i), create(`/memories/f/${i}.md`, "x"), { maxFiles: 5 }),
+                ),
+              );
+              expect(files.filter((result) => !result.isError)).toHaveLength(5);
+              files.forEach((result, i) => {
+                if (result.isError) expect(result).toEqual(err(x.tooManyFiles(`/memories/f/${i}.md`, 5, 5)));
+              });
+              expect((await store.list("/memories/f", 1))?.entries).toHaveLength(5);
+              if (store.usage) expect(await store.usage()).toEqual({ files: 5, bytes: 5 });
+
+              await run(store, { command: "delete", path: "/memories/f" }, {});
+              const bytes = await Promise.all(
+                Array.from({ length: 150 }, (_, i) =>
+                  run(both(i), create(`/memories/b/${i}.md`, "0123456789"), { maxTotalBytes: 55 }),
+                ),
+              );
+              expect(bytes.filter((result) => !result.isError)).toHaveLength(5);
+              expect((await store.list("/memories/b", 1))?.size).toBe(50);
+
+              // Growing edits: 30 inserts of 5 bytes into the files, room for one more.
+              const made = bytes.flatMap((result, i) => (result.isError ? [] : [`/memories/b/${i}.md`]));
+              const edits = await Promise.all(
+                Array.from({ length: 30 }, (_, i) =>
+                  run(
+                    both(i),
+                    { command: "insert", path: made[i % made.length], insert_line: 0, insert_text: "abcd" },
+                    { maxTotalBytes: 55 },
+                  ),
+                ),
+              );
+              expect(edits.filter((result) => !result.isError)).toHaveLength(1);
+              expect((await store.list("/memories/b", 1))?.size).toBe(55);
+            } finally {
+              await release();
+            }
+          }),
+        harness.timeout,
+      );
+    }
     it(
       "refuses a create beyond maxFiles with the exact message, and writes nothing",
       () =>

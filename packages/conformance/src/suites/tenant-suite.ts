@@ -129,6 +129,67 @@ export function tenantSuite<S extends MemoryStore>(harness: Harness<S>): void {
     );
 
     it(
+      "nests scopes: a.b, b, a, the unscoped store and the tenant `default` are five stores",
+      () =>
+        harness.withStore(async (store) => {
+          const stores: ReadonlyArray<[string, MemoryStore]> = [
+            ["a.b", scopeOf(scopeOf(store, "a"), "b")],
+            ["b", scopeOf(store, "b")],
+            ["a", scopeOf(store, "a")],
+            ["unscoped", store],
+            ["default", scopeOf(store, "default")],
+            ["b.a", scopeOf(scopeOf(store, "b"), "a")],
+            ["a.default", scopeOf(scopeOf(store, "a"), "default")],
+          ];
+          for (const [name, scoped] of stores) {
+            const created = await run(scoped, {
+              command: "create",
+              path: "/memories/who.md",
+              file_text: name,
+            });
+            expect(created.isError, name).toBe(false);
+            // Each also makes a directory named like the others, where a flattened layout would collide.
+            const nested = await run(scoped, {
+              command: "create",
+              path: `/memories/${name}/x.md`,
+              file_text: name,
+            });
+            expect(nested.isError, name).toBe(false);
+          }
+          for (const [name, scoped] of stores) {
+            expect(await run(scoped, { command: "view", path: "/memories/who.md" }), name).toEqual({
+              content: `${x.fileViewHeader("/memories/who.md")}\n     1\t${name}`,
+              isError: false,
+            });
+            const size = name.length;
+            expect(await run(scoped, { command: "view", path: "/memories" }), name).toEqual({
+              content:
+                `${x.directoryHeader("/memories")}\n${2 * size}B\t/memories\n` +
+                `${size}B\t/memories/${name}/\n${size}B\t/memories/${name}/x.md\n${size}B\t/memories/who.md`,
+              isError: false,
+            });
+            if (scoped.usage) expect(await scoped.usage(), name).toEqual({ files: 2, bytes: 2 * size });
+          }
+          // The same chain reached again is the same tenant.
+          expect(
+            (await run(scopeOf(scopeOf(store, "a"), "b"), { command: "view", path: "/memories/who.md" }))
+              .content,
+          ).toBe(`${x.fileViewHeader("/memories/who.md")}\n     1\ta.b`);
+          // Deletes in one store leave the tenants inside it, and the store it is inside, alone.
+          const outer = scopeOf(store, "a");
+          expect((await run(outer, { command: "delete", path: "/memories/who.md" })).isError).toBe(false);
+          if (outer.usage) expect(await outer.usage()).toEqual({ files: 1, bytes: 1 });
+          for (const [name, scoped] of stores) {
+            if (name === "a") continue;
+            expect((await run(scoped, { command: "view", path: "/memories/who.md" })).isError, name).toBe(
+              false,
+            );
+          }
+        }),
+      harness.timeout,
+    );
+
+    it(
       "confines hostile paths and tenant ids that look like bookkeeping names to their tenant",
       () =>
         harness.withStore(async (store) => {
