@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Keeps the documentation honest: every code fence of the READMEs (the root's and every workspace
-// package's) and of CONTRIBUTING.md and SECURITY.md is paired and names its language, and every ```ts
-// block compiles against the built packages, as a user who installed them would write it.
+// package's) and of CONTRIBUTING.md and SECURITY.md is paired and names its language, every ```ts
+// block compiles against the built packages, as a user who installed them would write it, and every
+// table of store URLs shows the same forms.
 //
 // The blocks go into one throw-away project (.tmp/docs-check) whose node_modules resolve each public
 // @mem/* package to its folder, so to its built `dist/` through `exports` (run `pnpm build`, or
@@ -29,9 +30,15 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const started = Date.now();
 const problems = [];
 
-// What a snippet may take as given: the store and tool input it works on, the application's logger.
-const PLACEHOLDERS = `import type { MemoryStore } from "@mem/core";
+// What a snippet may take as given: the store and tool input it works on, the application's logger and
+// audit log, and `MyStore`, the reader's own store (any options, like every built-in store's).
+const PLACEHOLDERS = `import type { InMemoryStoreOptions, MemoryStore } from "@mem/core";
+import { InMemoryStore } from "@mem/core";
 declare global {
+  /** The reader's own store. */
+  class MyStore extends InMemoryStore {
+    constructor(options?: InMemoryStoreOptions);
+  }
   /** The store a snippet works on. */
   const store: MemoryStore;
   /** A tool input as it came from the model. */
@@ -102,6 +109,33 @@ function fencedBlocks(file, text) {
   return blocks;
 }
 
+// A "Store URLs" table (the CLI's, the demo's) lists every kind of URL `openStore` reads, in the form a
+// user types: credentials as `user:password@`; the masked `user:***@` is what output shows, never a form.
+const URL_FORMS = [
+  "`fs:",
+  "`redis://[user:password@]host:port/prefix`",
+  "`s3://bucket/prefix",
+  "`postgres://[user:password@]host:port/database`",
+  "`encrypted+",
+];
+function checkStoreUrlTables(file, text) {
+  const lines = text.split("\n");
+  lines.forEach((line, index) => {
+    if (!/^#+ Store URLs\s*$/.test(line)) return;
+    const rows = [];
+    for (let i = index + 1; i < lines.length && !/^#/.test(lines[i]); i += 1) {
+      if (lines[i].startsWith("| `")) rows.push({ line: i + 1, cell: lines[i].slice(2).split(" | ")[0] });
+    }
+    for (const form of URL_FORMS) {
+      if (!rows.some(({ cell }) => cell.startsWith(form)))
+        problems.push(`${file}:${index + 1}: the store URL table has no row starting ${form}`);
+    }
+    for (const { line, cell } of rows) {
+      if (cell.includes("***")) problems.push(`${file}:${line}: a URL form shows a masked password`);
+    }
+  });
+}
+
 const project = join(root, ".tmp", "docs-check");
 rmSync(project, { recursive: true, force: true });
 mkdirSync(join(project, "blocks"), { recursive: true });
@@ -110,7 +144,9 @@ const sources = new Map(); // block file -> { file, start }
 const specifiers = new Set();
 let fragments = 0;
 for (const file of documents) {
-  for (const block of fencedBlocks(file, readFileSync(join(root, file), "utf8"))) {
+  const text = readFileSync(join(root, file), "utf8");
+  checkStoreUrlTables(file, text);
+  for (const block of fencedBlocks(file, text)) {
     const [language, ...flags] = block.info.split(/\s+/);
     if (language !== "ts" && language !== "typescript") continue;
     if (flags.includes("fragment")) {
@@ -164,8 +200,16 @@ for (const specifier of specifiers) {
   const owner = [{ dir: "." }, ...packages].find(({ dir }) =>
     existsSync(join(root, dir, "node_modules", name)),
   );
-  if (owner) link(join(root, owner.dir, "node_modules", name), name);
-  else problems.push(`a README imports "${name}", which no workspace package depends on`);
+  if (!owner) {
+    problems.push(`a README imports "${name}", which no workspace package depends on`);
+    continue;
+  }
+  link(join(root, owner.dir, "node_modules", name), name);
+  const types = `@types/${name.replace(/^@/, "").replace("/", "__")}`;
+  const typed = [{ dir: "." }, ...packages].find(({ dir }) =>
+    existsSync(join(root, dir, "node_modules", types)),
+  );
+  if (typed) link(join(root, typed.dir, "node_modules", types), types);
 }
 link(join(root, "node_modules", "@types", "node"), "@types/node");
 
