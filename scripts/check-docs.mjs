@@ -88,7 +88,9 @@ function fencedBlocks(file, text) {
   const blocks = [];
   let open;
   text.split("\n").forEach((line, index) => {
-    const fence = /^( {0,3}|\s*)(`{3,}|~{3,})\s*(.*)$/.exec(line);
+    let fence = /^( {0,3}|\s*)(`{3,}|~{3,})\s*(.*)$/.exec(line);
+    // A backtick fence's info string has no backticks: such a line starts an inline code span instead.
+    if (fence?.[2][0] === "`" && fence[3].includes("`")) fence = null;
     if (open) {
       if (fence && fence[2][0] === open.char && fence[2].length >= open.length && fence[3] === "") {
         blocks.push({ ...open, end: index + 1 });
