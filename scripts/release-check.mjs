@@ -3,8 +3,9 @@
 // the network, in two pieces, since a full copy of the repository built twice would double the test's time:
 //
 // 1. `changeset version` runs on a throw-away copy of .changeset/ and every package.json: each public
-//    package must come out at 0.1.0 (its first release) with a CHANGELOG.md for that version, the
-//    changesets must be used up, and the private packages must stay as they are.
+//    package at 0.0.0 must come out at 0.1.0 (its first release), each package it versions must have a
+//    CHANGELOG.md section for its new version, the changesets must be used up, and the private packages
+//    must stay as they are.
 // 2. With `--tarballs <dir>` (the folder `pack-check.mjs --out <dir>` left, as `pnpm release` does):
 //    one tarball per public package at its current version, each with its ES module build, its CommonJS
 //    entry and a CHANGELOG.md once one exists.
@@ -58,7 +59,9 @@ try {
   }
   for (const { dir } of packages) {
     mkdirSync(join(copy, dir), { recursive: true });
-    cpSync(join(root, dir, "package.json"), join(copy, dir, "package.json"));
+    for (const file of ["package.json", "CHANGELOG.md"]) {
+      if (existsSync(join(root, dir, file))) cpSync(join(root, dir, file), join(copy, dir, file));
+    }
   }
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"), "dir");
   const version = spawnSync(join(root, "node_modules", ".bin", "changeset"), ["version"], {
@@ -73,9 +76,10 @@ try {
       if (after.version !== manifest.version) problems.push(`${manifest.name} (private) was versioned`);
       continue;
     }
-    const expected = manifest.version === "0.0.0" ? "0.1.0" : undefined;
-    if (expected && after.version !== expected)
-      problems.push(`${manifest.name}: ${manifest.version} became ${after.version}, not ${expected}`);
+    // Unreleased packages must come out at 0.1.0; released ones move only when a changeset names them.
+    if (manifest.version === "0.0.0" && after.version !== "0.1.0")
+      problems.push(`${manifest.name}: 0.0.0 became ${after.version}, not 0.1.0`);
+    if (after.version === manifest.version) continue;
     if (!existsSync(changelog)) problems.push(`${manifest.name}: no CHANGELOG.md`);
     else if (!readFileSync(changelog, "utf8").includes(`## ${after.version}\n`))
       problems.push(`${manifest.name}: CHANGELOG.md has no section for ${after.version}`);
