@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 // Packs every public workspace package as `pnpm publish` would and checks what a user would install:
-// the packed manifest (no development-only export condition, metadata, LICENSE), source maps that carry
-// their sources, `attw` and `publint --strict` on each tarball, then a throw-away npm project that installs
-// all tarballs and runs a command through `import` and one through `require`, after type-checking both
-// entry files with TypeScript's `nodenext` resolution.
+// the packed manifest (no development-only export condition, metadata, LICENSE, a `prepack` that builds),
+// source maps that carry their sources, `attw` (profile node16: every entry point typed for `import` and
+// `require` under node16 and nodenext) and `publint --strict` on each tarball, then a throw-away npm
+// project that installs all tarballs and runs a command through `import` and one through `require`, after
+// type-checking both entry files with TypeScript's `node16` and `nodenext` resolutions.
+//
+// Nothing is built beforehand: every `dist/` is removed and `pnpm pack` must build it through the
+// package's `prepack` script, as it would for a release made without a build.
 //
 // Packages are discovered from pnpm-workspace.yaml: every package.json without `"private": true` is checked,
 // so a new public package is covered without touching this script.
+//
+// `--out <dir>` also leaves the tarballs in that folder (what `pnpm release` uses).
 import { spawn, spawnSync } from "node:child_process";
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -18,7 +25,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -102,14 +109,20 @@ for (const { manifest } of publicPackages) {
   if (planned.includes("major")) problems.push(`${manifest.name}: a changeset bumps it by "major"`);
 }
 
-step(`building ${publicPackages.map((p) => p.manifest.name).join(", ")}`);
-pnpm([...publicPackages.flatMap((p) => ["--filter", p.manifest.name]), "run", "build"]);
+for (const { dir, manifest } of publicPackages) {
+  if (!/\bbuild\b/.test(manifest.scripts?.prepack ?? ""))
+    problems.push(`${manifest.name}: no "prepack" script that builds (pnpm pack would ship no dist/)`);
+  rmSync(join(root, dir, "dist"), { recursive: true, force: true });
+}
 
+const outFlag = process.argv.indexOf("--out");
+const keep = outFlag < 0 ? undefined : process.argv[outFlag + 1];
+if (outFlag >= 0 && !keep) throw new Error("--out needs a folder");
 const out = join(root, ".tmp", "pack");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-step("packing");
+step(`packing (prepack builds) ${publicPackages.map((p) => p.manifest.name).join(", ")}`);
 pnpm([
   "-r",
   ...publicPackages.flatMap((p) => ["--filter", p.manifest.name]),
@@ -123,6 +136,8 @@ const tarballs = publicPackages.map(({ dir, manifest }) => {
   if (!existsSync(file)) throw new Error(`${manifest.name}: pnpm pack wrote no ${base}.tgz`);
   mkdirSync(join(out, base));
   run("tar", ["-xzf", file, "-C", join(out, base)]);
+  if (!existsSync(join(out, base, "package", "dist")))
+    problems.push(`${manifest.name}: the tarball has no dist/ (prepack did not build)`);
   return { name: manifest.name, dir, file, unpacked: join(out, base, "package") };
 });
 
@@ -165,10 +180,8 @@ for (const { name, dir, unpacked } of tarballs) {
 }
 
 step("attw and publint --strict");
-// attw's bundled TypeScript predates require(esm): it reports every `require` of an ES module as an
-// error. Node >= 20.19 (our engines) loads them, and TypeScript >= 5.8 under `nodenext` types them; the
-// smoke project below proves both for real, so only that one rule is left out.
-const attw = ["--profile", "node16", "--ignore-rules", "cjs-resolves-to-esm", "--no-color"];
+// No rule is left out: `require` resolves to the CommonJS entry and its declarations (scripts/build-cjs.mjs).
+const attw = ["--profile", "node16", "--no-color"];
 await Promise.all(
   tarballs.map(async ({ name, file }) => {
     const [types, lint] = await Promise.all([
@@ -215,14 +228,12 @@ try {
   const smoke = join(root, "scripts", "smoke");
   for (const file of readdirSync(smoke)) writeFileSync(join(project, file), readFileSync(join(smoke, file)));
 
-  step("type-checking the smoke files (nodenext) and running them");
-  run(
-    bin("tsc"),
-    ["-p", join(project, "tsconfig.json"), "--typeRoots", join(root, "node_modules", "@types")],
-    {
+  step("type-checking the smoke files (node16, nodenext) and running them");
+  for (const config of ["tsconfig.node16.json", "tsconfig.json"]) {
+    run(bin("tsc"), ["-p", join(project, config), "--typeRoots", join(root, "node_modules", "@types")], {
       cwd: project,
-    },
-  );
+    });
+  }
   for (const file of ["smoke-import.mjs", "smoke-require.cjs"]) {
     try {
       console.log(run(process.execPath, [join(project, "out", file)], { cwd: project }).trim());
@@ -234,6 +245,14 @@ try {
   problems.push(error.message);
 } finally {
   rmSync(project, { recursive: true, force: true });
+}
+
+if (keep && problems.length === 0) {
+  const folder = join(process.cwd(), keep);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder, { recursive: true });
+  for (const { file } of tarballs) cpSync(file, join(folder, basename(file)));
+  console.log(`pack-check: tarballs left in ${relative(root, folder) || "."}`);
 }
 
 const seconds = ((Date.now() - started) / 1000).toFixed(1);

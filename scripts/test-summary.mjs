@@ -5,11 +5,14 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const packages = ["packages", "apps"].flatMap((group) =>
-  readdirSync(join(root, group), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, "vitest.config.ts")))
-    .map((entry) => join(group, entry.name)),
-);
+const packages = [
+  ...["packages", "apps"].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, "vitest.config.ts")))
+      .map((entry) => join(group, entry.name)),
+  ),
+  ...["examples"].filter((dir) => existsSync(join(root, dir, "vitest.config.ts"))),
+];
 
 if (process.argv.includes("--clean")) {
   for (const dir of packages) rmSync(join(root, dir, ".vitest-report.json"), { force: true });
