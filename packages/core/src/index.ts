@@ -8,7 +8,12 @@ export {
   NotFoundError,
   StoreFailureError,
 } from "./errors.js";
-export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  type ExecuteOptions,
+  executeCommand,
+  type ToolResult,
+} from "./execute.js";
 export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
@@ -19,7 +24,7 @@ export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
-export { type QuotaOptions, usageOf } from "./quota.js";
+export { checkQuotaOptions, type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
 export {

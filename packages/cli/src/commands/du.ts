@@ -2,7 +2,7 @@
 import { formatSize } from "@mem/core";
 import { CommandError } from "../context.js";
 import { enumerateFiles } from "../files.js";
-import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 const count = (name: string) => (text: string) => {
   if (!/^\d+$/.test(text)) throw new CommandError(`${name} must be a whole number, not "${text}".`, 2);
@@ -16,7 +16,7 @@ export const du: CommandModule = (program, ctx) => {
   program
     .command("du")
     .description(
-      "Show the files and bytes a store holds (hidden files included), and how much of a quota that is",
+      "Show the files and bytes a store holds (hidden files included), and how much of a quota that is; exit 1 when over it",
     )
     .argument(...URL_ARGUMENT)
     .option(
@@ -35,19 +35,24 @@ export const du: CommandModule = (program, ctx) => {
       examples("mem du redis://127.0.0.1:6379/notes?tenant=alice --max-files 1000 --max-bytes 10485760"),
     )
     .action(async (url: string, options: { maxFiles?: number; maxBytes?: number; json?: boolean }) => {
-      const usage = await ctx.withStore(url, async (store) => {
-        if (store.usage) return { ...(await store.usage()), measuredBy: "usage()", complete: true };
-        const { files, complete } = await enumerateFiles(store);
-        return {
-          files: files.length,
-          bytes: files.reduce((sum, f) => sum + f.size, 0),
-          measuredBy: complete ? "files()" : "list()",
-          complete,
-        };
-      });
+      const usage = await ctx.withStore(
+        url,
+        async (store) => {
+          if (store.usage) return { ...(await store.usage()), measuredBy: "usage()", complete: true };
+          const { files, complete } = await enumerateFiles(store);
+          return {
+            files: files.length,
+            bytes: files.reduce((sum, f) => sum + f.size, 0),
+            measuredBy: complete ? "files()" : "list()",
+            complete,
+          };
+        },
+        READ_ONLY,
+      );
       const over =
         (options.maxFiles !== undefined && usage.files > options.maxFiles) ||
         (options.maxBytes !== undefined && usage.bytes > options.maxBytes);
+      if (over) ctx.exitCode = 1;
       if (options.json) {
         ctx.printJson({
           files: usage.files,

@@ -40,7 +40,7 @@ export const s3Backend: Backend<S3Spec> = {
     for (const key of url.searchParams.keys()) {
       if (!OPTIONS.has(key)) {
         throw new StoreUrlError(
-          `Store URL: unknown s3 option "${key}"; known: ${[...OPTIONS].join(", ")}, tenant.`,
+          `Store URL: unknown s3 option "${key}"; known: ${[...OPTIONS].join(", ")}, tenant, history.`,
         );
       }
     }
