@@ -49,7 +49,8 @@ export interface Context {
   withStore<T>(url: string, task: (store: MemoryStore) => Promise<T>, options?: WithStoreOptions): Promise<T>;
 }
 
-export interface WithStoreOptions extends Pick<OpenStoreOptions, "expireAfterSeconds" | "check" | "history"> {
+export interface WithStoreOptions
+  extends Pick<OpenStoreOptions, "expireAfterSeconds" | "check" | "history" | "bookkeeping"> {
   /** The command only reads: a missing store is an error, never created. */
   readOnly?: boolean;
 }

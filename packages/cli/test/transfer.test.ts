@@ -206,7 +206,8 @@ describe("mem copy", () => {
     const broken = await mem(["copy", from, to]);
     servers.s3.clearFailures();
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toContain("mem: S3 PutObject returned HTTP 503");
+    expect(broken.stderr).toContain(`mem: S3 bucket ${servers.s3.bucket}, prefix "`);
+    expect(broken.stderr).toContain(": S3 PutObject returned HTTP 503");
     const partial = await contents(servers, to);
     expect(partial.size).toBe(2);
 

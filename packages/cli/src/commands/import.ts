@@ -92,14 +92,19 @@ export const importCommand: CommandModule = (program, ctx) => {
         const result = await ctx.withStore(
           url,
           async (store) => {
+            // The store's own reserved names are known only now; checking them reads nothing.
             const isReservedName = store.isReservedName?.bind(store);
-            const reserved = files.filter((f) => !validatePath(f.path, { isReservedName }).ok);
+            const reserved = files.flatMap((f) => {
+              const check = validatePath(f.path, { isReservedName });
+              return check.ok
+                ? []
+                : [
+                    `"${f.path.slice(1)}" is not a valid memory path (${check.error.replace(/^Error: /, "")})`,
+                  ];
+            });
             if (reserved.length > 0) {
               throw new CommandError(
-                `The archive was refused and nothing was imported: ${reserved
-                  .map((f) => f.path.slice(1))
-                  .slice(0, 5)
-                  .join(", ")} use names this store reserves.`,
+                `The archive was refused and nothing was imported: ${reserved.slice(0, 5).join("; ")}.`,
               );
             }
             return transfer(ctx, "import", store, files, checkedFiles(source.open(), files, maxFileBytes), {

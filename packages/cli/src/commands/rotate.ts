@@ -4,6 +4,7 @@ import type { RotationOptions, RotationReport } from "@mem/encrypted";
 import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
 import { stopwatch } from "../progress.js";
+import { parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 type Rotatable = MemoryStore & { rotate(options?: RotationOptions): Promise<RotationReport> };
@@ -29,6 +30,8 @@ Keep the old key in MEMORY_KEY until a rotation has completed; afterwards MEMORY
 `,
     )
     .action(async (url: string, options: { json?: boolean }) => {
+      if (!parseStoreUrl(url).encrypted)
+        throw new CommandError("mem rotate needs an encrypted+ store URL.", 2);
       const elapsed = stopwatch();
       const controller = new AbortController();
       const stop = () => controller.abort();

@@ -8,8 +8,8 @@ const SCHEME = /[a-z][a-z0-9+.-]*:\/\//gi;
 /** Query parameters whose values are shown; every other value could be a credential and is masked. */
 const SHOWN_PARAMETERS = new Set(["tenant", "history", "endpoint", "region", "forcePathStyle", "sslmode"]);
 
-// A query parameter: its name, then its value up to the next "&", whitespace or quote.
-const PARAMETER = /([?&])([^=&\s"]+)=([^&\s"]*)/g;
+// A query: from "?" to whitespace or a quote (messages quote URLs).
+const QUERY = /\?([^\s"]*)/g;
 
 /**
  * The URL with its password replaced by `***` (`redis://user:***@host`), and the values of query
@@ -42,12 +42,31 @@ export const maskUrl = (text: string): string => {
     const colon = userinfo.indexOf(":");
     const user = colon < 0 ? "" : userinfo.slice(0, colon);
     const shownUser = colon < 0 || /[/?#\s"]/.test(user) ? "***" : `${user}:***`;
-    out += `${scheme}${shownUser}@${maskParameters(rest.slice(lastAt + 1))}`;
+    // An "@" inside a masked query value ("?password=a@b"): what follows it is that value too.
+    const query = userinfo.indexOf("?");
+    const inValue = query >= 0 && /=\*\*\*$/.test(maskParameters(userinfo.slice(query)));
+    const after = rest.slice(lastAt + 1);
+    out += `${scheme}${shownUser}@${inValue ? after.replace(/^[^\s"]*/, "***") : maskParameters(after)}`;
   });
   return out;
 };
 
+/**
+ * Query parameters are shown while they are known to be harmless (`tenant`, `region`...); from the first
+ * other one on, the rest of the query is masked: a value may hold a credential, and a password holding
+ * "&" or "#" would otherwise spill into the next parameter's name.
+ */
 const maskParameters = (text: string): string =>
-  text.replace(PARAMETER, (all, separator: string, name: string, value: string) =>
-    SHOWN_PARAMETERS.has(name) || value === "" ? all : `${separator}${name}=***`,
-  );
+  text.replace(QUERY, (_all, query: string) => {
+    const shown: string[] = [];
+    for (const parameter of query.split("&")) {
+      const name = parameter.split("=", 1)[0]!;
+      if (SHOWN_PARAMETERS.has(name) && !parameter.includes("#")) {
+        shown.push(parameter);
+        continue;
+      }
+      shown.push(/^[A-Za-z_][A-Za-z0-9_.-]{0,31}=/.test(parameter) ? `${name}=***` : "***");
+      break;
+    }
+    return `?${shown.join("&")}`;
+  });

@@ -26,6 +26,12 @@ export interface OpenStoreOptions {
   history?: boolean;
   /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
   check?: boolean;
+  /**
+   * Look for the bookkeeping of `@mem/history` and `@mem/encrypted` (one `stat` each). Default `true`.
+   * `false` opens the store as it is, e.g. to `sweep()` it: on stores that remove expired files on every
+   * call, those reads would remove them before `sweep()` could report them.
+   */
+  bookkeeping?: boolean;
 }
 
 const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
@@ -76,7 +82,8 @@ export const openStore = async (
     store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
   }
   try {
-    store = await withBookkeeping(store, spec, options.history === true || spec.history === true);
+    const history = options.history === true || spec.history === true;
+    if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
     if (options.check) await store.check?.();
   } catch (error) {
     await store.close?.().catch(() => undefined);
