@@ -146,7 +146,8 @@ export const mcp: CommandModule = (program, ctx) => {
       // The store is checked before the server announces itself: one that cannot work fails now, not
       // on every call.
       const open = {
-        check: true,
+        // A read-only server needs no write access (FsStore's check() asks for it), and creates nothing.
+        ...(flags.readOnly ? { readOnly: true } : { check: true }),
         history: flags.history === true,
         ...(flags.expireAfter !== undefined && { expireAfterSeconds: flags.expireAfter }),
       };
