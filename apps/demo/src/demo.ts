@@ -61,9 +61,10 @@ export const runDemo = async (options: DemoOptions): Promise<DemoResult> => {
   const fsDir = localDirectory(spec, options.cwd);
   const ownDirectory = fsDir ? await prepareDirectory(fsDir, options.keep) : false;
 
-  const base = await openStore(spec, { env: options.env, cwd: options.cwd });
   // Every change keeps the earlier content in the store's hidden history, so any of them can be undone.
-  const store = new HistoryStore(base);
+  // openStore puts the HistoryStore around the store (a second one would keep every version twice).
+  const base = await openStore(spec, { env: options.env, cwd: options.cwd, history: true });
+  const store = base instanceof HistoryStore ? base : new HistoryStore(base);
   let api: ScriptedApi | undefined;
   try {
     print(

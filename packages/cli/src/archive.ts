@@ -1,14 +1,14 @@
 /**
  * Memory as a tar archive: one regular file per memory file, named by its canonical path without the
- * leading slash (`memories/notes.md`), mode 0600. Reading refuses, before anything is written, every
- * archive holding links, devices, absolute paths, `..` or names outside `memories/`.
+ * leading slash (`memories/notes.md`), mode 0600. Archives are read as streams (gzip-compressed ones
+ * too), one entry at a time: no more than one file is ever held in memory.
  */
 import type { Readable, Writable } from "node:stream";
-import { ROOT, validatePath } from "@mem/core";
+import { ROOT } from "@mem/core";
 import { Header, Pack, Parser, ReadEntry } from "tar";
 import { CommandError } from "./context.js";
 
-const TOP = ROOT.slice(1); // "memories"
+export const TOP = ROOT.slice(1); // "memories"
 
 /** Writes files to `output` as a tar stream; `files` yields them one at a time. */
 export const writeArchive = async (
@@ -41,71 +41,60 @@ export const writeArchive = async (
   await finished;
 };
 
-export interface ArchivedFile {
-  /** Canonical memory path. */
-  path: string;
-  data: Uint8Array;
+/** One entry of an archive as read. */
+export interface ArchiveEntry {
+  /** The name as written in the archive. */
+  name: string;
+  /** tar's entry type: `File`, `Directory`, `SymbolicLink`... */
+  type: string;
+  /** The size the header gives. */
+  size: number;
+  /** The bytes of a regular file of at most `maxBytes`; `null` for any other entry (skipped unread). */
+  data: Uint8Array | null;
 }
 
+const isFile = (type: string): boolean => type === "File" || type === "OldFile";
+
 /**
- * Reads a whole archive and checks every entry; throws `CommandError` naming the first bad entry.
- * Directory entries are accepted and ignored (directories follow from their files).
+ * The entries of the archive `input`, one at a time: the input is read only as fast as they are taken.
+ * Files larger than `maxBytes` are skipped unread (`data: null`). Throws `CommandError` when the input is
+ * not a tar archive.
  */
-export const readArchive = async (
-  input: Readable,
-  isReservedName: ((name: string) => boolean) | undefined,
-): Promise<ArchivedFile[]> => {
-  const files: ArchivedFile[] = [];
-  const refusals: string[] = [];
-  const seen = new Set<string>();
+export async function* readArchive(input: Readable, maxBytes: number): AsyncGenerator<ArchiveEntry> {
   const parser = new Parser({ strict: true });
+  const ready: ArchiveEntry[] = [];
+  let failure: Error | undefined;
   parser.on("entry", (entry: ReadEntry) => {
-    const verdict = checkEntry(entry, isReservedName);
-    if (!("path" in verdict)) {
-      if ("refused" in verdict) refusals.push(verdict.refused);
-      entry.resume();
-      return;
-    }
-    const { path } = verdict;
-    if (seen.has(path)) refusals.push(`"${entry.path}" appears twice`);
-    seen.add(path);
+    const keep = isFile(entry.type) && entry.size <= maxBytes;
     const chunks: Buffer[] = [];
-    entry.on("data", (chunk: Buffer) => chunks.push(chunk));
-    entry.on("end", () => files.push({ path, data: new Uint8Array(Buffer.concat(chunks)) }));
-  });
-  await new Promise<void>((resolve, reject) => {
-    parser.on("error", (error: Error) =>
-      reject(new CommandError(`Not a readable tar archive: ${error.message}`)),
+    if (keep) entry.on("data", (chunk: Buffer) => chunks.push(chunk));
+    else entry.resume();
+    entry.on("end", () =>
+      ready.push({
+        name: entry.path,
+        type: entry.type,
+        size: entry.size,
+        data: keep ? new Uint8Array(Buffer.concat(chunks)) : null,
+      }),
     );
-    parser.on("end", () => resolve());
-    input.on("error", reject);
-    input.pipe(parser);
   });
-  if (refusals.length > 0) {
-    const shown = refusals.slice(0, 5).join("; ");
-    const more = refusals.length > 5 ? ` (and ${refusals.length - 5} more)` : "";
-    throw new CommandError(`The archive was refused and nothing was imported: ${shown}${more}.`);
+  let finish = (): void => undefined;
+  const ended = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  parser.on("error", (error: Error) => {
+    failure ??= new CommandError(`Not a readable tar archive: ${error.message}`);
+    finish();
+  });
+  parser.on("end", () => finish());
+  parser.on("close", () => finish());
+  for await (const chunk of input) {
+    parser.write(chunk as Buffer);
+    if (failure) throw failure;
+    while (ready.length > 0) yield ready.shift()!;
   }
-  return files;
-};
-
-type Verdict = { path: string } | { skip: true } | { refused: string };
-
-const refuse = (name: string, why: string): Verdict => ({ refused: `"${name}" ${why}` });
-
-/** The canonical path of a file entry, a directory entry to skip, or why the entry is refused. */
-const checkEntry = (entry: ReadEntry, isReservedName: ((name: string) => boolean) | undefined): Verdict => {
-  const name = entry.path;
-  if (entry.type !== "File" && entry.type !== "OldFile" && entry.type !== "Directory") {
-    return refuse(name, `is a ${entry.type} entry; only regular files are imported`);
-  }
-  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return refuse(name, "is an absolute path");
-  const segments = name.replace(/\/+$/, "").split("/");
-  if (segments.includes("..")) return refuse(name, 'contains ".."');
-  if (segments[0] !== TOP) return refuse(name, `is outside ${TOP}/`);
-  if (entry.type === "Directory") return { skip: true };
-  const check = validatePath(`/${name}`, { isReservedName });
-  if (!check.ok) return refuse(name, `is not a valid memory path (${check.error.replace(/^Error: /, "")})`);
-  if (check.path === ROOT) return refuse(name, `is a file where the ${TOP} directory belongs`);
-  return { path: check.path };
-};
+  parser.end();
+  await ended;
+  if (failure) throw failure;
+  while (ready.length > 0) yield ready.shift()!;
+}

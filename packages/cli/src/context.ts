@@ -1,6 +1,9 @@
 /** What every command gets: the streams, the environment, styles, progress bars and store opening. */
 import type { MemoryStore } from "@mem/core";
+import { labelled, markError } from "./labels.js";
+import { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
 import { type OpenStoreOptions, openStore } from "./store-url/open.js";
+import { describeStore, parseStoreUrl } from "./store-url/parse.js";
 import { createStyle, type Style, useColor } from "./style.js";
 
 export interface Stream {
@@ -38,12 +41,18 @@ export interface Context {
   printJson(value: unknown): void;
   /** A line on stderr: progress notes and warnings, never data. */
   note(text: string): void;
-  /** Opens `url` (with `options`' expiry, if any), runs `task` and closes the store, whatever happens. */
-  withStore<T>(
-    url: string,
-    task: (store: MemoryStore) => Promise<T>,
-    options?: Pick<OpenStoreOptions, "expireAfterSeconds">,
-  ): Promise<T>;
+  /**
+   * Opens `url`, runs `task` and closes the store, whatever happens. Errors of the store are marked with
+   * its description (see `labels.ts`). `readOnly`: a store that does not exist is not created (`no store
+   * at ...`); `check`: the store's `check()` runs first.
+   */
+  withStore<T>(url: string, task: (store: MemoryStore) => Promise<T>, options?: WithStoreOptions): Promise<T>;
+}
+
+export interface WithStoreOptions
+  extends Pick<OpenStoreOptions, "expireAfterSeconds" | "check" | "history" | "bookkeeping"> {
+  /** The command only reads: a missing store is an error, never created. */
+  readOnly?: boolean;
 }
 
 export const createContext = (io: Io): Context => ({
@@ -61,11 +70,23 @@ export const createContext = (io: Io): Context => ({
     io.stderr.write(`${text}\n`);
   },
   async withStore(url, task, options = {}) {
-    const store = await openStore(url, { ...options, env: io.env, cwd: io.cwd });
+    const { readOnly, ...open } = options;
+    const what = describeStore(parseStoreUrl(url));
+    let store: MemoryStore;
     try {
-      return await task(store);
+      store = await openStore(url, { ...open, ...(readOnly && { create: false }), env: io.env, cwd: io.cwd });
+    } catch (error) {
+      // These two already say which store; anything else (a driver, a constructor) gets it named.
+      if (!(error instanceof StoreUrlError || error instanceof StoreSetupError)) markError(error, what);
+      throw error;
+    }
+    try {
+      return await task(labelled(store, what));
     } finally {
-      await store.close?.();
+      await store.close?.().catch((error: unknown) => {
+        markError(error, what);
+        throw error;
+      });
     }
   },
 });

@@ -1,6 +1,6 @@
 export type { Backend, OpenContext } from "./store-url/backend.js";
 export { DEFAULT_PREFIX } from "./store-url/backend.js";
-export { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
+export { NoStoreError, StoreSetupError, StoreUrlError } from "./store-url/errors.js";
 export type { FsSpec } from "./store-url/fs.js";
 export { decodeKey, KEY_VARIABLE, keyOptions } from "./store-url/key.js";
 export { maskUrl } from "./store-url/mask.js";

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { HistoryStore } from "@mem/history";
@@ -199,7 +199,8 @@ describe("mem verify, du, rotate", () => {
     const url = freshUrl(servers, "redis");
     await seed(servers, url);
     const result = await mem(["du", url, "--max-files", "4", "--json"]);
-    expect(result.code).toBe(0);
+    // Over quota: exit 1, the JSON as ever.
+    expect(result.code).toBe(1);
     expect(JSON.parse(result.out)).toEqual({
       files: 6,
       bytes: [...SAMPLE.values()].reduce((n, d) => n + d.byteLength, 0),
@@ -350,5 +351,84 @@ describe("output", () => {
       });
       expect(output()).toMatch(new RegExp(`Examples?:\\n {2}\\$ (MEMORY_KEY=\\S+ )?mem ${name} `));
     }
+  });
+});
+
+describe("failures", () => {
+  it("reading a store that does not exist says so in one line and creates nothing", async () => {
+    const dir = servers.tempDir();
+    const missing = join(dir, "does-not-exist");
+    for (const args of [
+      ["tree", `fs:${missing}`],
+      ["view", `fs:${missing}`],
+      ["cat", `fs:${missing}`, "/memories/a"],
+      ["du", `fs:${missing}`],
+      ["verify", `fs:${missing}`],
+      ["export", `fs:${missing}`, join(dir, "out.tar")],
+      ["history", `fs:${missing}`, "/memories/a"],
+      ["copy", `fs:${missing}`, `fs:${join(dir, "copy")}`],
+    ]) {
+      const result = await mem(args);
+      expect({ args, code: result.code, stderr: result.stderr, out: result.out }).toEqual({
+        args,
+        code: 1,
+        stderr: `mem: no store at ${missing}\n`,
+        out: "",
+      });
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("an import of a file that is not there is one line, no stack trace, and creates nothing", async () => {
+    const dir = servers.tempDir();
+    const result = await mem(["import", `fs:${join(dir, "x")}`, join(dir, "missing.tar")]);
+    expect(result).toMatchObject({ code: 1, stderr: `mem: ${join(dir, "missing.tar")} does not exist.\n` });
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("names the store that failed, password masked, on one line", async () => {
+    const dir = servers.tempDir();
+    const result = await mem(["copy", "redis://app:hunter2@127.0.0.1:1/notes", `fs:${join(dir, "to")}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^mem: Redis redis:\/\/app:\*\*\*@127\.0\.0\.1:1, prefix "notes": [^\n]+\n$/,
+    );
+    expect(result.stderr).not.toContain("    at ");
+    const to = await mem(["copy", `fs:${join(dir, "from")}`, "redis://app:hunter2@127.0.0.1:1/notes"]);
+    expect(to.stderr).toBe(`mem: no store at ${join(dir, "from")}\n`);
+    await seed(servers, `fs:${join(dir, "from")}`);
+    const target = await mem(["copy", `fs:${join(dir, "from")}`, "redis://app:hunter2@127.0.0.1:1/notes"]);
+    expect(target.code).toBe(1);
+    expect(target.stderr).toMatch(
+      /^mem: Redis redis:\/\/app:\*\*\*@127\.0\.0\.1:1, prefix "notes": [^\n]+\n$/,
+    );
+  });
+
+  it("du exits 1 over quota, 0 within it", async () => {
+    const url = freshUrl(servers, "fs");
+    await seed(servers, url);
+    const over = await mem(["du", url, "--max-files", "3"]);
+    expect(over.code).toBe(1);
+    expect(over.out).toContain("Over quota");
+    const within = await mem(["du", url, "--max-files", "6", "--max-bytes", "1000000"]);
+    expect(within.code).toBe(0);
+  });
+
+  it("edits through mem run keep versions in a store with history, and --history starts one", async () => {
+    const url = freshUrl(servers, "fs");
+    const create = '{"command":"create","path":"/memories/a.md","file_text":"one\\n"}';
+    const edit = (from: string, to: string) =>
+      `{"command":"str_replace","path":"/memories/a.md","old_str":"${from}","new_str":"${to}"}`;
+    expect((await mem(["run", url, create])).code).toBe(0);
+    expect((await mem(["run", url, edit("one", "two")])).code).toBe(0);
+    expect((await mem(["history", url, "/memories/a.md"])).out).toBe(
+      "/memories/a.md: no earlier versions kept.\n",
+    );
+    expect((await mem(["run", url, "--history", edit("two", "three")])).code).toBe(0);
+    expect((await mem(["run", url, edit("three", "four")])).code).toBe(0);
+    const versions = await mem(["history", url, "/memories/a.md", "--json"]);
+    expect(JSON.parse(versions.out).versions).toHaveLength(2);
+    const peek = await mem(["view", url, "/memories/.mem-history"]);
+    expect(peek.code).toBe(1);
   });
 });

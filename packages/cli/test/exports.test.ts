@@ -15,6 +15,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "DEFAULT_PREFIX",
       "FsSpec",
       "KEY_VARIABLE",
+      "NoStoreError",
       "OpenContext",
       "OpenStoreOptions",
       "PlainStoreSpec",

@@ -2,7 +2,7 @@
  * `mem mcp` with the MCP SDK's real client over stdio: each server is the `mem` command itself, spawned
  * on the TypeScript sources (as the tests run them), serving an fs store.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -11,13 +11,14 @@ import {
   objectInputsOnly,
   playTranscript,
 } from "@mem/conformance";
-import type { MemoryStore } from "@mem/core";
+import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
+import { HistoryStore } from "@mem/history";
 import { callMemoryTool } from "@mem/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { memCommandLine, PACKAGE_DIR } from "./run-mem.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
 
 // Starting the command on sources takes seconds on a busy machine; a call waits on others' locks.
 const SPAWN_TIMEOUT = 120_000;
@@ -198,5 +199,102 @@ describe("mem mcp over stdio", () => {
       expect(new Set(lines).size).toBe(80);
     },
     SPAWN_TIMEOUT * 2,
+  );
+});
+
+describe("mem mcp, store and options", () => {
+  it(
+    "keeps versions in a store that holds history; the model can neither see nor touch them",
+    async () => {
+      const root = newRoot();
+      const kept = new HistoryStore(new FsStore({ root }));
+      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "one\n" });
+      await executeCommand(kept, {
+        command: "str_replace",
+        path: "/memories/a.md",
+        old_str: "one",
+        new_str: "two",
+      });
+      const client = await spawnMem(root);
+      try {
+        const peek = await callMemoryTool(client, { command: "view", path: "/memories/.mem-history" }, CALL);
+        expect(peek.isError).toBe(true);
+        const wipe = await callMemoryTool(
+          client,
+          { command: "delete", path: "/memories/.mem-history" },
+          CALL,
+        );
+        expect(wipe.isError).toBe(true);
+        const listing = await callMemoryTool(client, { command: "view", path: "/memories" }, CALL);
+        expect(listing.content).not.toContain(".mem-history");
+        const edit = { command: "str_replace", path: "/memories/a.md", old_str: "two", new_str: "three" };
+        expect((await callMemoryTool(client, edit, CALL)).isError).toBe(false);
+      } finally {
+        await client.close();
+      }
+      expect((await kept.versions("/memories/a.md")).length).toBe(2);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "passes --max-files and --max-bytes on as the server's quota",
+    async () => {
+      const root = newRoot();
+      const client = await spawnMem(root, ["--max-files", "1", "--max-bytes", "1000"]);
+      const reference = new InMemoryStore();
+      const quota = { maxFiles: 1, maxTotalBytes: 1000 };
+      try {
+        for (const path of ["/memories/a", "/memories/b"]) {
+          const input = { command: "create", path, file_text: "x\n" };
+          const expected = await executeCommand(reference, input, quota);
+          expect(await callMemoryTool(client, input, CALL)).toEqual(expected);
+        }
+        expect((await executeCommand(reference, { command: "view", path: "/memories/b" })).isError).toBe(
+          true,
+        );
+      } finally {
+        await client.close();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "checks the store before it announces itself: one line naming it, password masked, exit 1",
+    async () => {
+      const result = await runMem(["mcp", "redis://app:hunter2@127.0.0.1:1/x", "--http", "--port", "0"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^mem: Redis redis:\/\/app:\*\*\*@127\.0\.0\.1:1, prefix "x": [^\n]+\n$/);
+      expect(result.stderr).not.toContain("MCP server at");
+      expect(result.stderr).not.toContain("hunter2");
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "tells a missing --tenant-tokens file from one that is not JSON, without showing its content",
+    async () => {
+      const dir = newRoot();
+      const store = join(dir, "store");
+      const missing = await runMem([
+        "mcp",
+        `fs:${store}`,
+        "--http",
+        "--tenant-tokens",
+        join(dir, "none.json"),
+      ]);
+      expect(missing).toMatchObject({
+        code: 2,
+        stderr: `mem: --tenant-tokens: ${join(dir, "none.json")} does not exist\n`,
+      });
+      rmSync(dir, { recursive: true, force: true });
+      const bad = join(base, `bad-${roots}.json`);
+      writeFileSync(bad, '{"tok-secret-123456": bob}');
+      const invalid = await runMem(["mcp", `fs:${store}`, "--http", "--tenant-tokens", bad]);
+      expect(invalid).toMatchObject({ code: 2, stderr: `mem: --tenant-tokens: ${bad} is not valid JSON\n` });
+      expect(existsSync(store)).toBe(false);
+    },
+    SPAWN_TIMEOUT,
   );
 });

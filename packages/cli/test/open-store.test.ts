@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
+import { HistoryStore } from "@mem/history";
 import { startPostgres } from "@mem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore, StoreSetupError } from "../src/index.js";
+import { NoStoreError, openStore, StoreSetupError } from "../src/index.js";
 import { scopeTo } from "../src/store-url/open.js";
 
 const dirs: string[] = [];
@@ -40,6 +41,96 @@ describe("openStore", () => {
       "secret",
     );
     await again.close?.();
+  });
+});
+
+describe("openStore and the bookkeeping a store holds", () => {
+  const create = { command: "create", path: "/memories/a.md", file_text: "one\n" };
+  const edit = { command: "str_replace", path: "/memories/a.md", old_str: "one", new_str: "two" };
+
+  it("keeps versions in a store that holds history, hidden from the model", async () => {
+    const dir = tempDir();
+    const first = await openStore(`fs:${dir}?history`, { env: {} });
+    expect(first).toBeInstanceOf(HistoryStore);
+    await executeCommand(first, create);
+    await executeCommand(first, edit);
+    await first.close?.();
+    // Opened plainly now, as `mem mcp fs:./store` does: still wrapped, still keeping versions.
+    const again = await openStore(`fs:${dir}`, { env: {} });
+    expect(again).toBeInstanceOf(HistoryStore);
+    const listing = await executeCommand(again, { command: "view", path: "/memories" });
+    expect(listing.content).not.toContain(".mem-history");
+    const peek = await executeCommand(again, { command: "view", path: "/memories/.mem-history" });
+    expect(peek.isError).toBe(true);
+    await executeCommand(again, {
+      command: "str_replace",
+      path: "/memories/a.md",
+      old_str: "two",
+      new_str: "3",
+    });
+    const versions = await (again as HistoryStore).versions("/memories/a.md");
+    expect(versions).toHaveLength(2);
+    await again.close?.();
+  });
+
+  it("wraps with { history: true } and leaves a store without versions as it is", async () => {
+    const dir = tempDir();
+    const plain = await openStore(`fs:${dir}`, { env: {} });
+    expect(plain).not.toBeInstanceOf(HistoryStore);
+    await plain.close?.();
+    const kept = await openStore(`fs:${dir}`, { env: {}, history: true });
+    expect(kept).toBeInstanceOf(HistoryStore);
+    await kept.close?.();
+  });
+
+  it("keeps versions of one tenant inside that tenant, and of an encrypted store encrypted", async () => {
+    const dir = tempDir();
+    const env = { MEMORY_KEY: KEY };
+    const first = await openStore(`encrypted+fs:${dir}?tenant=bob&history`, { env });
+    await executeCommand(first, create);
+    await executeCommand(first, edit);
+    await first.close?.();
+    const again = await openStore(`encrypted+fs:${dir}?tenant=bob`, { env });
+    expect(again).toBeInstanceOf(HistoryStore);
+    expect(await (again as HistoryStore).versions("/memories/a.md")).toHaveLength(1);
+    await again.close?.();
+    const other = await openStore(`encrypted+fs:${dir}?tenant=eve`, { env });
+    expect(other).not.toBeInstanceOf(HistoryStore);
+    await other.close?.();
+  });
+
+  it("refuses a store holding encrypted files opened without encrypted+, rather than serve ciphertext", async () => {
+    const dir = tempDir();
+    const sealed = await openStore(`encrypted+fs:${dir}`, { env: { MEMORY_KEY: KEY } });
+    await executeCommand(sealed, create);
+    await sealed.close?.();
+    const error = await openStore(`fs:${dir}`, { env: {} }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(StoreSetupError);
+    expect((error as Error).message).toBe(
+      `directory ${dir} holds encrypted memory: open it with an encrypted+ URL and its key in MEMORY_KEY.`,
+    );
+  });
+
+  it("with create: false, creates nothing and says there is no store", async () => {
+    const dir = tempDir();
+    const error = await openStore("fs:./missing", { cwd: dir, env: {}, create: false }).catch(
+      (e: Error) => e,
+    );
+    expect(error).toBeInstanceOf(NoStoreError);
+    expect((error as Error).message).toBe("no store at ./missing");
+    expect(existsSync(join(dir, "missing"))).toBe(false);
+    const store = await openStore("fs:.", { cwd: dir, env: {}, create: false });
+    await store.close?.();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("with check: true, fails at opening when the store cannot work", async () => {
+    const url = "redis://app:hunter2@127.0.0.1:1/x";
+    const unchecked = await openStore(url, { env: {}, bookkeeping: false });
+    await unchecked.close?.();
+    const error = await openStore(url, { env: {}, bookkeeping: false, check: true }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(String(error)).not.toContain("hunter2");
   });
 });
 

@@ -1,9 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   decodeKey,
   describeStore,
   keyOptions,
   maskUrl,
+  openStore,
   parseStoreUrl,
   StoreSetupError,
   StoreUrlError,
@@ -120,8 +122,11 @@ describe("parseStoreUrl", () => {
 
   it("rejects unknown schemes and malformed URLs with a message that shows the accepted forms", () => {
     expect(fails("ftp://x/y")).toBe(
-      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://user:password@host:port/database (or postgresql://), encrypted+<one of the above>, <any of them>?tenant=<id>.',
+      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://host:port/database (or postgresql://), encrypted+<one of the above>, <any of them>?tenant=<id>, <any of them>?history.',
     );
+    // Usage texts name no credentials: messages mask them, so a form showing "user:password" would
+    // read differently in --help and in an error.
+    expect(fails("ftp://x/y")).not.toMatch(/password|\*\*\*/);
     expect(fails("./memory")).toMatch(/has no scheme/);
     expect(fails("")).toMatch(/has no scheme/);
     expect(fails("fs:")).toMatch(/needs a directory/);
@@ -150,7 +155,9 @@ describe("parseStoreUrl", () => {
     expect(fails("s3://ab/x")).toMatch(/not a valid bucket name/);
     expect(fails("s3://bucket:9000/x")).toMatch(/\?endpoint=/);
     expect(fails("s3://bucket/x?endpoint=localhost:9000")).toMatch(/http:\/\/ or https:\/\//);
-    expect(fails("s3://bucket/x?acl=public")).toMatch(/unknown s3 option "acl"/);
+    expect(fails("s3://bucket/x?acl=public")).toBe(
+      "Store URL: an s3 URL takes only the options endpoint, region, forcePathStyle, tenant and history.",
+    );
     expect(fails("s3://bucket/x?forcePathStyle=yes")).toMatch(/"true" or "false"/);
     expect(fails("s3://AKIA:secret@bucket/x")).toMatch(/AWS_ACCESS_KEY_ID/);
   });
@@ -158,6 +165,86 @@ describe("parseStoreUrl", () => {
   it("never repeats credentials in its messages", () => {
     expect(fails("redis://user:hunter2@:1/x")).not.toContain("hunter2");
     expect(fails("s3://AKIA:hunter2@bucket/x")).not.toContain("hunter2");
+  });
+
+  it("refuses an '@' after the host, where a password with an unencoded '/', '?' or '#' puts it", () => {
+    expect(fails("redis://user:S3cr3t/Pw/x@127.0.0.1:6379/notes")).toBe(
+      'Store URL "redis://user:***@127.0.0.1:6379/notes" has an "@" after its host: percent-encode the password\'s reserved characters (/ as %2F, ? as %3F, # as %23, @ as %40).',
+    );
+    // Read as host "user", port 1234 and prefix "x@host" before: the password went to another host.
+    expect(fails("redis://user:1234/x@host/notes")).toMatch(/^Store URL "redis:\/\/user:\*\*\*@host\/notes"/);
+    expect(fails("postgres://app:a#b@db/app")).not.toContain("a#b");
+    expect(plain("redis://h:1/notes%40work")).toMatchObject({ prefix: "notes@work" });
+  });
+
+  it("takes ?history out of the query, with or without a value", () => {
+    expect(parseStoreUrl("redis://h:1/p?history")).toEqual({
+      backend: { kind: "redis", url: "redis://h:1", prefix: "p" },
+      encrypted: false,
+      tenant: undefined,
+      history: true,
+    });
+    expect(parseStoreUrl("fs:./m?tenant=bob&history=true")).toMatchObject({ tenant: "bob", history: true });
+    expect(parseStoreUrl("fs:./m").history).toBeUndefined();
+    expect(fails("fs:./m?history=no")).toMatch(/history takes no value/);
+    expect(fails("fs:./m?history&history")).toMatch(/only once/);
+    expect(describeStore(parseStoreUrl("fs:./m?history"))).toBe("directory ./m, with history");
+  });
+});
+
+describe("credentials in messages, whatever the URL's shape", () => {
+  // Each password is three tokens no message could hold by chance, joined by reserved characters.
+  const token = fc.stringMatching(/^[A-Za-z0-9]{10}$/).map((t) => `Q${t}`);
+  const reserved = fc
+    .array(fc.constantFrom(..."/?#[]@!$&'()*+,;=:%"), { minLength: 0, maxLength: 3 })
+    .map((cs) => cs.join(""));
+  const password = fc.tuple(token, reserved, token, reserved, token).map((parts) => ({
+    text: parts.join(""),
+    tokens: [parts[0], parts[2], parts[4]],
+  }));
+  const schemes = ["redis", "rediss", "postgres", "postgresql", "s3"];
+  const shapes = [
+    (scheme: string, pw: string) => `${scheme}://app:${pw}@127.0.0.1:6379/notes`,
+    (scheme: string, pw: string) => `${scheme}://:${pw}@db.example/notes?tenant=bob`,
+    (scheme: string, pw: string) => `encrypted+${scheme}://app:${pw}@host/p`,
+    // A token as the whole user part (up to a first ":", which makes what precedes it the user name).
+    (scheme: string, pw: string) => `${scheme}://${pw.replaceAll(":", "")}@host/p`,
+    (scheme: string, pw: string) => `${scheme}://host:1/p?password=${pw}`,
+    (scheme: string, pw: string) => `${scheme}://host:1/p?tenant=bob&token=${pw}&region=x`,
+    (scheme: string, pw: string) => `${scheme}://app:${pw}@/p`,
+  ];
+
+  /** Every text a URL can produce: the parse error, or the description and the masked URL. */
+  const texts = async (url: string): Promise<string[]> => {
+    try {
+      const spec = parseStoreUrl(url);
+      return [describeStore(spec), maskUrl(url)];
+    } catch (error) {
+      expect(error).toBeInstanceOf(StoreUrlError);
+      // openStore throws the same, before any connection.
+      const opened = await openStore(url, { env: {} }).then(
+        () => "opened",
+        (e: Error) => e.message,
+      );
+      return [(error as Error).message, opened, maskUrl(url)];
+    }
+  };
+
+  it("never shows a password with reserved characters, for every scheme", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        password,
+        fc.constantFrom(...schemes),
+        fc.integer({ min: 0, max: shapes.length - 1 }),
+        async (pw, scheme, shape) => {
+          const url = shapes[shape]!(scheme, pw.text);
+          for (const text of await texts(url)) {
+            for (const t of pw.tokens) expect(text, url).not.toContain(t);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
 
@@ -169,6 +256,18 @@ describe("maskUrl", () => {
     expect(maskUrl("redis://u:hun@ter2@host:1/p?tenant=a")).toBe("redis://u:***@host:1/p?tenant=a");
     expect(maskUrl("fs:./m")).toBe("fs:./m");
     expect(maskUrl("s3://bkt/p?endpoint=http://u:pw@h:9000")).toBe("s3://bkt/p?endpoint=http://u:***@h:9000");
+  });
+
+  it("masks a password holding '/', '?' or '#', and query values that may be credentials", () => {
+    expect(maskUrl("redis://user:S3cr3t/Pw/x@host:1/p")).toBe("redis://user:***@host:1/p");
+    expect(maskUrl("redis://user:a?b#c@host:1/p")).toBe("redis://user:***@host:1/p");
+    expect(maskUrl('Store URL "redis://h:1/x?password=hunter2" takes no query')).toBe(
+      'Store URL "redis://h:1/x?password=***" takes no query',
+    );
+    expect(maskUrl("postgres://h/db?sslmode=require&password=a&b#c")).toBe(
+      "postgres://h/db?sslmode=require&password=***",
+    );
+    expect(maskUrl("redis://h:1/p?tenant=bob&history")).toBe("redis://h:1/p?tenant=bob&history");
   });
 });
 

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { Header } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runMem } from "./run-mem.js";
@@ -130,6 +132,16 @@ describe("mem import of a hostile archive", () => {
       '"other/x.md" is outside memories/',
     ],
     [
+      "a name that is a file and a directory",
+      [good, { path: "memories/a", data: "x" }, { path: "memories/a/b", data: "y" }],
+      '"memories/a" is a file, but "memories/a/b" needs it to be a directory',
+    ],
+    [
+      "a file the sensitive-data guard refuses",
+      [good, { path: "memories/keys.md", data: `ok\naws ${"AKIA"}${"Z".repeat(16)}\n` }],
+      '"memories/keys.md" is refused by the sensitive-data guard: line 2 looks like an AWS access key (--allow-secrets imports it anyway)',
+    ],
+    [
       "a reserved name",
       [good, { path: "memories/.~mem-lock", data: "x" }],
       '"memories/.~mem-lock" is not a valid memory path',
@@ -152,6 +164,78 @@ describe("mem import of a hostile archive", () => {
       expect(existsSync(join(dir, "escape.txt"))).toBe(false);
     });
   }
+
+  it("finds a file where the archive needs a directory before writing anything, --overwrite or not", async () => {
+    const dir = servers.tempDir();
+    const archive = join(dir, "nested.tar");
+    writeFileSync(archive, rawTar([good, { path: "memories/a/b", data: "y" }]));
+    const url = `fs:${join(dir, "memory")}`;
+    const existing = new Map([["/memories/a", new TextEncoder().encode("a file\n")]]);
+    await seed(servers, url, existing);
+    for (const flags of [[], ["--overwrite"]]) {
+      const result = await mem(["import", url, archive, ...flags]);
+      expect(result).toMatchObject({
+        code: 1,
+        stderr:
+          "mem: Nothing was written: 1 path is taken by the other kind of entry: /memories/a (a file where a directory is needed).\n",
+      });
+      expect(await contents(servers, url)).toEqual(asBuffers(existing));
+    }
+  });
+
+  it("streams a compressed archive and refuses a file above the size limit before opening the store", async () => {
+    const dir = servers.tempDir();
+    // 5 MiB of "a" and "b" at random: about 8 times smaller compressed (tar refuses ratios above 1000).
+    const big = Buffer.from(randomBytes(5 * 1024 * 1024).map((byte) => 97 + (byte & 1)));
+    const tar = rawTar([good]);
+    const header = Buffer.alloc(512);
+    new Header({
+      path: "memories/big.bin",
+      mode: 0o644,
+      size: big.length,
+      mtime: new Date(0),
+      type: "File",
+    }).encode(header, 0);
+    const archive = join(dir, "bomb.tar.gz");
+    writeFileSync(
+      archive,
+      gzipSync(Buffer.concat([tar.subarray(0, tar.length - 1024), header, big, Buffer.alloc(1024)])),
+    );
+    const target = join(dir, "memory");
+    const result = await mem(["import", `fs:${target}`, archive]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `mem: The archive was refused and nothing was imported: "memories/big.bin" is ${big.length} bytes, more than the limit of 1048576 (--max-file-bytes).\n`,
+    );
+    expect(existsSync(target)).toBe(false);
+    const small = await mem(["import", `fs:${target}`, archive, "--max-file-bytes", "4"]);
+    expect(small.stderr).toContain('"memories/fine.md" is 5 bytes, more than the limit of 4');
+    expect(existsSync(target)).toBe(false);
+    const raised = await mem([
+      "import",
+      `fs:${target}`,
+      archive,
+      "--max-file-bytes",
+      String(big.length),
+      "--json",
+    ]);
+    expect(raised.code).toBe(0);
+    expect(JSON.parse(raised.out)).toMatchObject({ files: 2, bytes: 5 + big.length, verified: 2 });
+  });
+
+  it("imports what the guard refuses with --allow-secrets", async () => {
+    const dir = servers.tempDir();
+    const archive = join(dir, "secret.tar");
+    const text = `aws ${"AKIA"}${"Z".repeat(16)}\n`;
+    writeFileSync(archive, rawTar([{ path: "memories/keys.md", data: text }]));
+    const url = `fs:${join(dir, "memory")}`;
+    expect((await mem(["import", url, archive])).code).toBe(1);
+    expect(existsSync(join(dir, "memory"))).toBe(false);
+    expect((await mem(["import", url, archive, "--allow-secrets"])).code).toBe(0);
+    expect(await contents(servers, url)).toEqual(
+      asBuffers(new Map([["/memories/keys.md", Buffer.from(text)]])),
+    );
+  });
 
   it("imports the same archive once the hostile entry is gone (the good part was never the problem)", async () => {
     const dir = servers.tempDir();
@@ -206,7 +290,8 @@ describe("mem copy", () => {
     const broken = await mem(["copy", from, to]);
     servers.s3.clearFailures();
     expect(broken.code).toBe(1);
-    expect(broken.stderr).toContain("mem: S3 PutObject returned HTTP 503");
+    expect(broken.stderr).toContain(`mem: S3 bucket ${servers.s3.bucket}, prefix "`);
+    expect(broken.stderr).toContain(": S3 PutObject returned HTTP 503");
     const partial = await contents(servers, to);
     expect(partial.size).toBe(2);
 

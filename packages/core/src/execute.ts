@@ -54,8 +54,11 @@ type Limits = Required<
 /** `change` collects the sizes a command saw, for its `onChange` event. */
 type Settings = Limits & { quota: Quota | null; guard: Guard | null; change: Partial<ChangeEvent> };
 
+/** The default `maxFileBytes`: the largest file a command may leave behind, 1 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
+
 const DEFAULTS: Limits = {
-  maxFileBytes: 1024 * 1024,
+  maxFileBytes: DEFAULT_MAX_FILE_BYTES,
   viewCharLimit: 64_000,
   listLimit: 1000,
   conflictRetries: 100,

@@ -9,7 +9,12 @@ export {
   QuotaExceededError,
   StoreFailureError,
 } from "./errors.js";
-export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.js";
+export {
+  DEFAULT_MAX_FILE_BYTES,
+  type ExecuteOptions,
+  executeCommand,
+  type ToolResult,
+} from "./execute.js";
 export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
@@ -20,7 +25,7 @@ export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
-export { exceedsQuota, type QuotaOptions, usageOf } from "./quota.js";
+export { checkQuotaOptions, exceedsQuota, type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
 export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
 export {

@@ -14,6 +14,7 @@ import {
   rebase,
   type Stat,
   type StoreCapabilities,
+  type StoredFile,
   type SweepResult,
   sleep,
   type Usage,
@@ -116,6 +117,8 @@ export class HistoryStore implements MemoryStore {
   /** Present when the wrapped store has it: expired files removed (history's own left out of the report). */
   readonly sweep?: () => Promise<SweepResult>;
   readonly check?: () => Promise<void>;
+  /** Present when the wrapped store has it: every file the model's store holds, the kept versions left out. */
+  readonly files?: () => Promise<StoredFile[]>;
 
   constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
     this.inner = inner;
@@ -177,6 +180,13 @@ export class HistoryStore implements MemoryStore {
       };
     }
     if (inner.check) this.check = inner.check.bind(inner);
+    if (inner.files) {
+      const files = inner.files.bind(inner);
+      this.files = async () => {
+        const all = await files();
+        return this.#own ? all.filter((f) => !isSameOrInside(f.path, this.#base)) : all;
+      };
+    }
   }
 
   get capabilities(): StoreCapabilities {

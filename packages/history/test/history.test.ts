@@ -356,5 +356,20 @@ describe("HistoryStore change feed and store extras", () => {
     });
     expect(bare.usage).toBeUndefined();
     expect(bare.scope).toBeUndefined();
+    expect(bare.files).toBeUndefined();
+  });
+
+  it("leaves kept versions out of files(), hidden files of the model's kept", async () => {
+    const inner = new InMemoryStore();
+    const store = new HistoryStore(inner);
+    await run(store, { command: "create", path: "/memories/a", file_text: "1" });
+    await run(store, { command: "create", path: "/memories/.b", file_text: "2" });
+    await run(store, { command: "str_replace", path: "/memories/a", old_str: "1", new_str: "3" });
+    expect((await inner.files()).some((f) => f.path.startsWith(`/memories/${HISTORY_NAME}/`))).toBe(true);
+    const files = (await store.files!()).sort((x, y) => (x.path < y.path ? -1 : 1));
+    expect(files).toEqual([
+      { path: "/memories/.b", size: 1 },
+      { path: "/memories/a", size: 1 },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 /** Checks of the options an application passes: a bad one is a `TypeError` naming it and what is allowed. */
+import { checkQuotaOptions } from "@mem/core";
 
 const EXECUTE_LIMITS = ["maxFileBytes", "viewCharLimit", "listLimit", "conflictRetries"] as const;
 
@@ -23,4 +24,6 @@ export function checkServerOptions(options: unknown): void {
       throw new TypeError(`${name} must be a non-negative integer`);
     }
   }
+  // Checked here too, so that a bad quota stops the server at start rather than failing every call.
+  checkQuotaOptions(options);
 }

@@ -186,6 +186,28 @@ describe("createMemoryMcpServer", () => {
     expect(() => createMemoryMcpServer(store, { maxFileBytes: -1 })).toThrow(
       new TypeError("maxFileBytes must be a non-negative integer"),
     );
+    expect(() => createMemoryMcpServer(store, { maxFiles: 0 })).toThrow(
+      new TypeError("maxFiles must be a positive integer (at least 1), or left unset for no limit"),
+    );
+    expect(() => createMemoryMcpServer(store, { maxTotalBytes: 1.5 })).toThrow(
+      new TypeError("maxTotalBytes must be a positive integer (at least 1), or left unset for no limit"),
+    );
     expect(() => createMemoryMcpServer(store, null as unknown as MemoryMcpServerOptions)).toThrow(TypeError);
+  });
+
+  it("passes the quota options through", async () => {
+    const client = await connect(new InMemoryStore(), { maxFiles: 1, maxTotalBytes: 100 });
+    const create = (path: string) => callMemoryTool(client, { command: "create", path, file_text: "x\n" });
+    expect((await create("/memories/a")).isError).toBe(false);
+    const reference = new InMemoryStore();
+    const quota = { maxFiles: 1, maxTotalBytes: 100 };
+    await executeCommand(reference, { command: "create", path: "/memories/a", file_text: "x\n" }, quota);
+    const expected = await executeCommand(
+      reference,
+      { command: "create", path: "/memories/b", file_text: "x\n" },
+      quota,
+    );
+    expect(expected.isError).toBe(true);
+    expect(await create("/memories/b")).toEqual(expected);
   });
 });

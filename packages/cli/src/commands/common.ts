@@ -26,6 +26,15 @@ export const EXPIRE_AFTER_OPTION = [
   "files not accessed for this long are expired (the store's expireAfterSeconds)",
   seconds,
 ] as const;
+/** `--history`: keep earlier versions of every file changed, as the URL's `?history` does. */
+export const HISTORY_OPTION = [
+  "--history",
+  "keep earlier versions of every file changed (stores that already hold versions always do)",
+] as const;
+
+/** `withStore` options of the commands that only read: a store that does not exist is not created. */
+export const READ_ONLY = { readOnly: true } as const;
+
 export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */

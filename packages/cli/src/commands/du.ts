@@ -3,10 +3,10 @@
  * them the bytes `@mem/history` keeps (quotas count live files; history has its own bound).
  */
 import { formatSize, isSameOrInside, ROOT } from "@mem/core";
-import { HISTORY_NAME, HistoryStore } from "@mem/history";
+import { HISTORY_NAME } from "@mem/history";
 import { CommandError } from "../context.js";
 import { enumerateFiles } from "../files.js";
-import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 const count = (name: string) => (text: string) => {
   if (!/^\d+$/.test(text)) throw new CommandError(`${name} must be a whole number, not "${text}".`, 2);
@@ -20,7 +20,7 @@ export const du: CommandModule = (program, ctx) => {
   program
     .command("du")
     .description(
-      "Show the files and bytes a store holds (hidden files included), and how much of a quota that is",
+      "Show the files and bytes a store holds (hidden files included), and how much of a quota that is; exit 1 when over it",
     )
     .argument(...URL_ARGUMENT)
     .option(
@@ -39,28 +39,34 @@ export const du: CommandModule = (program, ctx) => {
       examples("mem du redis://127.0.0.1:6379/notes?tenant=alice --max-files 1000 --max-bytes 10485760"),
     )
     .action(async (url: string, options: { maxFiles?: number; maxBytes?: number; json?: boolean }) => {
-      const usage = await ctx.withStore(url, async (store) => {
-        const kept = new HistoryStore(store);
-        if (kept.usage) {
-          const { files, bytes, historyBytes = 0 } = await kept.usage();
-          return { files, bytes, historyBytes, measuredBy: "usage()", complete: true };
-        }
-        const { files: all, complete } = await enumerateFiles(store);
-        const history = `${ROOT}/${HISTORY_NAME}`;
-        const files = all.filter((f) => !isSameOrInside(f.path, history));
-        const bytes = files.reduce((sum, f) => sum + f.size, 0);
-        const historyBytes = all.reduce((sum, f) => sum + f.size, 0) - bytes;
-        return {
-          files: files.length,
-          bytes,
-          historyBytes,
-          measuredBy: complete ? "files()" : "list()",
-          complete,
-        };
-      });
+      const usage = await ctx.withStore(
+        url,
+        async (store) => {
+          // openStore has already wrapped a store holding versions in HistoryStore, whose usage()
+          // reports the bytes history keeps apart from the live files.
+          if (store.usage) {
+            const { files, bytes, historyBytes = 0 } = await store.usage();
+            return { files, bytes, historyBytes, measuredBy: "usage()", complete: true };
+          }
+          const { files: all, complete } = await enumerateFiles(store);
+          const history = `${ROOT}/${HISTORY_NAME}`;
+          const files = all.filter((f) => !isSameOrInside(f.path, history));
+          const bytes = files.reduce((sum, f) => sum + f.size, 0);
+          const historyBytes = all.reduce((sum, f) => sum + f.size, 0) - bytes;
+          return {
+            files: files.length,
+            bytes,
+            historyBytes,
+            measuredBy: complete ? "files()" : "list()",
+            complete,
+          };
+        },
+        READ_ONLY,
+      );
       const over =
         (options.maxFiles !== undefined && usage.files > options.maxFiles) ||
         (options.maxBytes !== undefined && usage.bytes > options.maxBytes);
+      if (over) ctx.exitCode = 1;
       if (options.json) {
         ctx.printJson({
           files: usage.files,

@@ -6,7 +6,7 @@ import { writeArchive } from "../archive.js";
 import { CommandError } from "../context.js";
 import { enumerateFiles, INCOMPLETE_NOTE } from "../files.js";
 import { describeSummary, startProgress, stopwatch } from "../progress.js";
-import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 export const exportCommand: CommandModule = (program, ctx) => {
   program
@@ -31,36 +31,40 @@ export const exportCommand: CommandModule = (program, ctx) => {
         );
       }
       const elapsed = stopwatch();
-      const summary = await ctx.withStore(url, async (store) => {
-        const { files, complete } = await enumerateFiles(store);
-        if (!complete) ctx.note(ctx.err.yellow(INCOMPLETE_NOTE));
-        const progress = startProgress(ctx, "export", files.length, options.json === true);
-        const output = toStdout
-          ? new PassThrough()
-          : createWriteStream(resolve(ctx.io.cwd, file), { mode: 0o600 });
-        if (toStdout) output.on("data", (chunk: Buffer) => ctx.io.stdout.write(chunk));
-        let count = 0;
-        let bytes = 0;
-        try {
-          await writeArchive(
-            output,
-            (async function* () {
-              for (const { path } of files) {
-                const data = await store.read(path);
-                // Deleted since it was enumerated: nothing to back up.
-                if (!data) continue;
-                count++;
-                bytes += data.data.byteLength;
-                progress.tick(data.data.byteLength);
-                yield { path, data: data.data };
-              }
-            })(),
-          );
-        } finally {
-          progress.stop();
-        }
-        return { files: count, bytes, seconds: elapsed(), hiddenIncluded: complete };
-      });
+      const summary = await ctx.withStore(
+        url,
+        async (store) => {
+          const { files, complete } = await enumerateFiles(store);
+          if (!complete) ctx.note(ctx.err.yellow(INCOMPLETE_NOTE));
+          const progress = startProgress(ctx, "export", files.length, options.json === true);
+          const output = toStdout
+            ? new PassThrough()
+            : createWriteStream(resolve(ctx.io.cwd, file), { mode: 0o600 });
+          if (toStdout) output.on("data", (chunk: Buffer) => ctx.io.stdout.write(chunk));
+          let count = 0;
+          let bytes = 0;
+          try {
+            await writeArchive(
+              output,
+              (async function* () {
+                for (const { path } of files) {
+                  const data = await store.read(path);
+                  // Deleted since it was enumerated: nothing to back up.
+                  if (!data) continue;
+                  count++;
+                  bytes += data.data.byteLength;
+                  progress.tick(data.data.byteLength);
+                  yield { path, data: data.data };
+                }
+              })(),
+            );
+          } finally {
+            progress.stop();
+          }
+          return { files: count, bytes, seconds: elapsed(), hiddenIncluded: complete };
+        },
+        READ_ONLY,
+      );
       // The archive may be on stdout; the summary then goes to stderr.
       const say = toStdout ? (text: string) => ctx.note(text) : (text: string) => ctx.print(text);
       if (options.json) say(JSON.stringify(summary));

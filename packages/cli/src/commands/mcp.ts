@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
 import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { type CommandModule, EXPIRE_AFTER_OPTION, examples, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, EXPIRE_AFTER_OPTION, examples, HISTORY_OPTION, URL_ARGUMENT } from "./common.js";
 
 /** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
 export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
@@ -17,6 +17,9 @@ interface McpFlags {
   tenantTokens?: string;
   readOnly?: boolean;
   maxFileBytes?: number;
+  maxFiles?: number;
+  maxBytes?: number;
+  history?: boolean;
   viewCharLimit?: number;
   listLimit?: number;
   sensitive?: string;
@@ -38,11 +41,24 @@ const asUsage = (error: unknown): never => {
 };
 
 const readTenantTokens = (file: string, cwd: string): Record<string, string> => {
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file), "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CommandError(
+      code === "ENOENT"
+        ? `--tenant-tokens: ${file} does not exist`
+        : `--tenant-tokens: cannot read ${file} (${code ?? (error as Error).message})`,
+      2,
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(resolve(cwd, file), "utf8"));
+    value = JSON.parse(text);
   } catch {
-    throw new CommandError(`--tenant-tokens: cannot read ${file} as JSON`, 2);
+    // The parser's message quotes the text around the mistake, which may be a token: not shown.
+    throw new CommandError(`--tenant-tokens: ${file} is not valid JSON`, 2);
   }
   const entries =
     typeof value === "object" && value !== null && !Array.isArray(value) ? Object.values(value) : [];
@@ -94,11 +110,22 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--tenant-tokens <file>", "JSON file mapping bearer tokens to tenant ids: one memory per tenant")
     .option("--read-only", "allow only the view command")
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
+    .option(
+      "--max-files <n>",
+      "most files the store may hold (maxFiles): creates beyond it are refused",
+      count("--max-files"),
+    )
+    .option(
+      "--max-bytes <n>",
+      "most bytes all files may hold (maxTotalBytes): growing beyond it is refused",
+      count("--max-bytes"),
+    )
     .option("--view-char-limit <n>", "budget of numbered lines in one file view", count("--view-char-limit"))
     .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
     .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .option(...EXPIRE_AFTER_OPTION)
+    .option(...HISTORY_OPTION)
     .addHelpText(
       "after",
       examples(
@@ -111,10 +138,19 @@ export const mcp: CommandModule = (program, ctx) => {
       const server: MemoryMcpServerOptions = {};
       if (flags.readOnly) server.readOnly = true;
       if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
+      if (flags.maxFiles !== undefined) server.maxFiles = flags.maxFiles;
+      if (flags.maxBytes !== undefined) server.maxTotalBytes = flags.maxBytes;
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
       server.sensitive = guardOptions(flags);
-      const open = flags.expireAfter === undefined ? {} : { expireAfterSeconds: flags.expireAfter };
+      // The store is checked before the server announces itself: one that cannot work fails now, not
+      // on every call.
+      const open = {
+        // A read-only server needs no write access (FsStore's check() asks for it), and creates nothing.
+        ...(flags.readOnly ? { readOnly: true } : { check: true }),
+        history: flags.history === true,
+        ...(flags.expireAfter !== undefined && { expireAfterSeconds: flags.expireAfter }),
+      };
 
       if (!flags.http) {
         await ctx.withStore(

@@ -1,7 +1,14 @@
 /** `mem sweep URL --expire-after SECONDS`: reclaims the storage of expired files (SPEC §7). */
 import { formatSize } from "@mem/core";
 import { CommandError } from "../context.js";
-import { type CommandModule, EXPIRE_AFTER_OPTION, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import {
+  type CommandModule,
+  EXPIRE_AFTER_OPTION,
+  examples,
+  JSON_OPTION,
+  READ_ONLY,
+  URL_ARGUMENT,
+} from "./common.js";
 
 export const sweep: CommandModule = (program, ctx) => {
   program
@@ -18,7 +25,8 @@ export const sweep: CommandModule = (program, ctx) => {
           if (!store.sweep) throw new CommandError("This store has no expiry to sweep (it has no sweep()).");
           return store.sweep();
         },
-        { expireAfterSeconds: options.expireAfter },
+        // Opened as it is: on Redis every read removes expired files, and the report would miss them.
+        { ...READ_ONLY, bookkeeping: false, expireAfterSeconds: options.expireAfter },
       );
       if (options.json) ctx.printJson(result);
       else ctx.print(`Swept ${result.paths.length} expired file(s), ${formatSize(result.bytes)}.`);

@@ -5,7 +5,7 @@
  * and compared afterwards.
  */
 import { createHash } from "node:crypto";
-import type { MemoryStore } from "@mem/core";
+import { ancestorsOf, type MemoryStore, ROOT } from "@mem/core";
 import { CommandError, type Context } from "../context.js";
 import { sameBytes } from "../files.js";
 import { type Progress, startProgress } from "../progress.js";
@@ -13,8 +13,10 @@ import { type Progress, startProgress } from "../progress.js";
 export interface Incoming {
   path: string;
   size: number;
+  /** sha256 of the bytes, hex, when known; otherwise `read` gives the bytes to compare. */
+  digest?: string;
   /** The bytes; `null` when the file vanished from the source. */
-  read(): Promise<Uint8Array | null>;
+  read?(): Promise<Uint8Array | null>;
 }
 
 export interface TransferResult {
@@ -29,39 +31,58 @@ export interface TransferResult {
 
 const digest = (data: Uint8Array): string => createHash("sha256").update(data).digest("hex");
 
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+const listed = (paths: readonly string[]): string =>
+  `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""}`;
+
+/**
+ * Writes `contents` (the files of `incoming`, in any order, one at a time) into `target`. Before the
+ * first write, every conflict is found: a directory where a file goes, a file where a directory is
+ * needed, a file with other content (unless `overwrite`).
+ */
 export const transfer = async (
   ctx: Context,
   label: string,
   target: MemoryStore,
   incoming: readonly Incoming[],
+  contents: AsyncIterable<{ path: string; data: Uint8Array }>,
   options: { overwrite: boolean; json: boolean },
 ): Promise<TransferResult> => {
   // Pass 1: find conflicts before writing anything.
-  const conflicts: string[] = [];
+  const blocked: string[] = []; // never resolved by --overwrite
+  const differing: string[] = [];
   const existing = new Map<string, string | null>(); // path → version of a different existing file, null if same
+  const directories = new Set<string>();
+  for (const file of incoming)
+    for (const dir of ancestorsOf(file.path)) if (dir !== ROOT) directories.add(dir);
+  for (const dir of [...directories].sort()) {
+    if ((await target.stat(dir))?.kind === "file")
+      blocked.push(`${dir} (a file where a directory is needed)`);
+  }
   for (const file of incoming) {
     const stat = await target.stat(file.path);
     if (!stat) continue;
     if (stat.kind === "directory") {
-      conflicts.push(`${file.path} (a directory)`);
+      blocked.push(`${file.path} (a directory where a file goes)`);
       continue;
     }
-    if (stat.size === file.size) {
-      const [mine, theirs] = await Promise.all([target.read(file.path), file.read()]);
-      if (mine && theirs && sameBytes(mine.data, theirs)) {
-        existing.set(file.path, null);
-        continue;
-      }
-    }
     const current = await target.read(file.path);
-    if (!options.overwrite) conflicts.push(file.path);
+    if (current && stat.size === file.size && (await sameAs(current.data, file))) {
+      existing.set(file.path, null);
+      continue;
+    }
+    if (!options.overwrite) differing.push(file.path);
     else if (current) existing.set(file.path, current.version);
   }
-  if (conflicts.length > 0) {
-    const shown = conflicts.slice(0, 5).join(", ");
-    const more = conflicts.length > 5 ? ` and ${conflicts.length - 5} more` : "";
+  if (blocked.length > 0) {
     throw new CommandError(
-      `Nothing was written: ${conflicts.length} file${conflicts.length === 1 ? "" : "s"} already exist${conflicts.length === 1 ? "s" : ""} with other content (${shown}${more}). Pass --overwrite to replace ${conflicts.length === 1 ? "it" : "them"}.`,
+      `Nothing was written: ${plural(blocked.length, "path is", "paths are")} taken by the other kind of entry: ${listed(blocked)}.`,
+    );
+  }
+  if (differing.length > 0) {
+    throw new CommandError(
+      `Nothing was written: ${plural(differing.length, "file already exists", "files already exist")} with other content (${listed(differing)}). Pass --overwrite to replace ${differing.length === 1 ? "it" : "them"}.`,
     );
   }
 
@@ -70,12 +91,8 @@ export const transfer = async (
   const written = new Map<string, string>(); // path → sha256 of what should be there
   const progress: Progress = startProgress(ctx, label, incoming.length, options.json);
   try {
-    for (const file of incoming) {
-      const data = await file.read();
-      if (data === null) {
-        progress.tick(0);
-        continue;
-      }
+    for await (const file of contents) {
+      const { data } = file;
       written.set(file.path, digest(data));
       const version = existing.get(file.path);
       if (version === null) {
@@ -108,4 +125,11 @@ export const transfer = async (
     );
   }
   return result;
+};
+
+/** Whether `mine` holds the bytes of `file`, by digest when it has one. */
+const sameAs = async (mine: Uint8Array, file: Incoming): Promise<boolean> => {
+  if (file.digest !== undefined) return digest(mine) === file.digest;
+  const theirs = (await file.read?.()) ?? null;
+  return theirs !== null && sameBytes(mine, theirs);
 };

@@ -2,7 +2,7 @@
 import { formatSize, type ListEntry, ROOT } from "@mem/core";
 import { CommandError } from "../context.js";
 import type { Style } from "../style.js";
-import { type CommandModule, examples, JSON_OPTION, memoryPath, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 /** Paths are at most 1024 bytes, so no tree is deeper than this. */
 const ALL_DEPTHS = 1024;
@@ -21,23 +21,29 @@ export const tree: CommandModule = (program, ctx) => {
       examples("mem tree fs:./memory-demo", "mem tree redis://127.0.0.1:6379/notes /memories/projects"),
     )
     .action(async (url: string, raw: string, options: { json?: boolean }) => {
-      await ctx.withStore(url, async (store) => {
-        const dir = memoryPath(raw, store);
-        const listing = await store.list(dir, ALL_DEPTHS);
-        if (!listing) {
-          const stat = await store.stat(dir);
-          throw new CommandError(
-            stat ? `${dir} is a file; use mem cat or mem view.` : `${dir} does not exist.`,
+      await ctx.withStore(
+        url,
+        async (store) => {
+          const dir = memoryPath(raw, store);
+          const listing = await store.list(dir, ALL_DEPTHS);
+          if (!listing) {
+            const stat = await store.stat(dir);
+            throw new CommandError(
+              stat ? `${dir} is a file; use mem cat or mem view.` : `${dir} does not exist.`,
+            );
+          }
+          const entries = [...listing.entries].sort((a, b) =>
+            a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
           );
-        }
-        const entries = [...listing.entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-        if (options.json) {
-          ctx.printJson({ path: dir, size: listing.size, entries });
-          return;
-        }
-        ctx.print(`${ctx.out.bold(dir)}  ${ctx.out.dim(formatSize(listing.size))}`);
-        for (const line of drawTree(dir, entries, ctx.out)) ctx.print(line);
-      });
+          if (options.json) {
+            ctx.printJson({ path: dir, size: listing.size, entries });
+            return;
+          }
+          ctx.print(`${ctx.out.bold(dir)}  ${ctx.out.dim(formatSize(listing.size))}`);
+          for (const line of drawTree(dir, entries, ctx.out)) ctx.print(line);
+        },
+        READ_ONLY,
+      );
     });
 };
 

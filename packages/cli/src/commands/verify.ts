@@ -3,7 +3,7 @@
 import { enumerateFiles, INCOMPLETE_NOTE } from "../files.js";
 import { describeSummary, startProgress, stopwatch } from "../progress.js";
 import { maskUrl } from "../store-url/mask.js";
-import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 export const verify: CommandModule = (program, ctx) => {
   program
@@ -14,32 +14,39 @@ export const verify: CommandModule = (program, ctx) => {
     .addHelpText("after", examples("MEMORY_KEY=... mem verify encrypted+fs:./memory-sealed"))
     .action(async (url: string, options: { json?: boolean }) => {
       const elapsed = stopwatch();
-      const report = await ctx.withStore(url, async (store) => {
-        const { files, complete } = await enumerateFiles(store);
-        if (!complete) ctx.note(ctx.err.yellow(INCOMPLETE_NOTE));
-        const failures: { path: string; error: string }[] = [];
-        let bytes = 0;
-        let ok = 0;
-        const progress = startProgress(ctx, "verify", files.length, options.json === true);
-        try {
-          for (const { path } of files) {
-            try {
-              const file = await store.read(path);
-              if (file) {
-                ok++;
-                bytes += file.data.byteLength;
-                progress.tick(file.data.byteLength);
-              } else progress.tick(0);
-            } catch (error) {
-              failures.push({ path, error: maskUrl(error instanceof Error ? error.message : String(error)) });
-              progress.tick(0);
+      const report = await ctx.withStore(
+        url,
+        async (store) => {
+          const { files, complete } = await enumerateFiles(store);
+          if (!complete) ctx.note(ctx.err.yellow(INCOMPLETE_NOTE));
+          const failures: { path: string; error: string }[] = [];
+          let bytes = 0;
+          let ok = 0;
+          const progress = startProgress(ctx, "verify", files.length, options.json === true);
+          try {
+            for (const { path } of files) {
+              try {
+                const file = await store.read(path);
+                if (file) {
+                  ok++;
+                  bytes += file.data.byteLength;
+                  progress.tick(file.data.byteLength);
+                } else progress.tick(0);
+              } catch (error) {
+                failures.push({
+                  path,
+                  error: maskUrl(error instanceof Error ? error.message : String(error)),
+                });
+                progress.tick(0);
+              }
             }
+          } finally {
+            progress.stop();
           }
-        } finally {
-          progress.stop();
-        }
-        return { files: ok, bytes, failures, seconds: elapsed() };
-      });
+          return { files: ok, bytes, failures, seconds: elapsed() };
+        },
+        READ_ONLY,
+      );
       if (report.failures.length > 0) ctx.exitCode = 1;
       if (options.json) {
         ctx.printJson(report);

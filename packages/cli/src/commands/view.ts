@@ -1,7 +1,7 @@
 /** `mem view URL [PATH] [--range A:B]`: exactly what the memory tool's view returns. */
 import { executeCommand, ROOT } from "@mem/core";
 import { CommandError } from "../context.js";
-import { type CommandModule, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
 const parseRange = (text: string): [number, number] => {
   const match = /^(\d+):(-1|\d+)$/.exec(text);
@@ -24,8 +24,10 @@ export const view: CommandModule = (program, ctx) => {
     )
     .action(async (url: string, path: string, options: { range?: string; json?: boolean }) => {
       const range = options.range === undefined ? undefined : parseRange(options.range);
-      const result = await ctx.withStore(url, (store) =>
-        executeCommand(store, { command: "view", path, ...(range && { view_range: range }) }),
+      const result = await ctx.withStore(
+        url,
+        (store) => executeCommand(store, { command: "view", path, ...(range && { view_range: range }) }),
+        READ_ONLY,
       );
       if (options.json) ctx.printJson(result);
       else ctx.print(result.isError ? ctx.out.red(result.content) : result.content);

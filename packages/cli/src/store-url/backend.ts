@@ -7,6 +7,8 @@ export interface OpenContext {
   cwd: string;
   /** Passed to the store as its `expireAfterSeconds` (SPEC §7); unset: files never expire. */
   expireAfterSeconds?: number;
+  /** `false`: a store that does not exist is not created; opening it throws `NoStoreError`. Default `true`. */
+  create?: boolean;
 }
 
 export interface Backend<S extends { kind: string }> {

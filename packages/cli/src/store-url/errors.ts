@@ -15,3 +15,11 @@ export class StoreSetupError extends Error {
     this.name = "StoreSetupError";
   }
 }
+
+/** The store does not exist (an `fs:` directory that is missing) and was opened with `create: false`. */
+export class NoStoreError extends StoreSetupError {
+  constructor(where: string) {
+    super(`no store at ${where}`);
+    this.name = "NoStoreError";
+  }
+}

@@ -1,7 +1,8 @@
 /** `fs:<directory>`: a local directory. */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { type Backend, expiryOption } from "./backend.js";
-import { StoreUrlError } from "./errors.js";
+import { NoStoreError, StoreUrlError } from "./errors.js";
 import { load } from "./parts.js";
 
 export interface FsSpec {
@@ -24,7 +25,10 @@ export const fsBackend: Backend<FsSpec> = {
   },
   describe: (spec) => `directory ${spec.root}`,
   async open(spec, context) {
+    const root = resolve(context.cwd, spec.root);
+    // FsStore creates its root; a reader must not leave an empty directory behind.
+    if (context.create === false && !existsSync(root)) throw new NoStoreError(spec.root);
     const { FsStore } = await load("@mem/fs", () => import("@mem/fs"));
-    return new FsStore({ root: resolve(context.cwd, spec.root), ...expiryOption(context) });
+    return new FsStore({ root, ...expiryOption(context) });
   },
 };

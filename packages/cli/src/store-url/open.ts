@@ -1,5 +1,6 @@
 /** Opens the store a URL names. */
-import type { MemoryStore } from "@mem/core";
+import { type MemoryStore, ROOT } from "@mem/core";
+import { HISTORY_NAME, HistoryStore } from "@mem/history";
 import { expiryOption, type OpenContext } from "./backend.js";
 import { StoreSetupError } from "./errors.js";
 import { KEY_VARIABLE, keyOptions } from "./key.js";
@@ -16,14 +17,37 @@ export interface OpenStoreOptions {
    * own `expireAfterSeconds`, SPEC §7). Store URLs carry no expiry: a service sets it here. Unset: none.
    */
   expireAfterSeconds?: number;
+  /**
+   * `false`: a store that does not exist yet (an `fs:` directory that is missing) is not created, and
+   * `NoStoreError` is thrown instead. For tools that only read. Default `true`.
+   */
+  create?: boolean;
+  /** Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. */
+  history?: boolean;
+  /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
+  check?: boolean;
+  /**
+   * Look for the bookkeeping of `@mem/history` and `@mem/encrypted` (one `stat` each). Default `true`.
+   * `false` opens the store as it is, e.g. to `sweep()` it: on stores that remove expired files on every
+   * call, those reads would remove them before `sweep()` could report them.
+   */
+  bookkeeping?: boolean;
 }
+
+const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
+/** Where `@mem/encrypted` keeps its key checks and indexes inside the store it encrypts. */
+const ENCRYPTED_DIR = `${ROOT}/.mem-encrypted`;
 
 /**
  * Opens the store a URL names (see `parseStoreUrl` for the forms). `encrypted+` wraps the store in
  * `EncryptedStore` with the key from `MEMORY_KEY`; `?tenant=ID` returns `store.scope(ID)`, whose `close()`
- * also closes the store it came from. Throws `StoreUrlError` for a bad URL and `StoreSetupError` when
- * the store cannot be set up (no key, adapter missing, no scopes); neither message holds secrets.
- * Adapters are imported only when a URL names them.
+ * also closes the store it came from. A store that already holds earlier versions (a `.mem-history`
+ * folder), or any store opened with `?history` or `{ history: true }`, is wrapped in `HistoryStore`, so
+ * every change through it keeps a version; a store holding encrypted files opened without `encrypted+`
+ * is refused rather than served as ciphertext. Throws `StoreUrlError` for a bad URL, `NoStoreError` for
+ * a missing store opened with `create: false`, and `StoreSetupError` when the store cannot be set up (no
+ * key, adapter missing, no scopes); no message holds secrets. Adapters are imported only when a URL
+ * names them.
  *
  * @example
  * ```ts
@@ -43,6 +67,7 @@ export const openStore = async (
   const context: OpenContext = {
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
+    create: options.create ?? true,
     ...(options.expireAfterSeconds !== undefined && { expireAfterSeconds: options.expireAfterSeconds }),
   };
   // The key is checked before any connection is made.
@@ -53,8 +78,41 @@ export const openStore = async (
     // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
     store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
   }
-  if (spec.tenant === undefined) return store;
-  return scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
+  if (spec.tenant !== undefined) {
+    store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
+  }
+  try {
+    const history = options.history === true || spec.history === true;
+    if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
+    if (options.check) await store.check?.();
+  } catch (error) {
+    await store.close?.().catch(() => undefined);
+    throw error;
+  }
+  return store;
+};
+
+/**
+ * The wrappers whose bookkeeping `store` holds, found with one `stat` of each reserved folder (both at
+ * once): `HistoryStore` around a store with versions (or when `history` is asked for), and a refusal of
+ * encrypted files opened without their key.
+ */
+const withBookkeeping = async (
+  store: MemoryStore,
+  spec: StoreSpec,
+  history: boolean,
+): Promise<MemoryStore> => {
+  const [versions, encrypted] = await Promise.all([
+    history ? null : store.stat(HISTORY_DIR),
+    spec.encrypted ? null : store.stat(ENCRYPTED_DIR),
+  ]);
+  if (encrypted) {
+    throw new StoreSetupError(
+      `${describeStore(spec)} holds encrypted memory: open it with an encrypted+ URL and its key in ${KEY_VARIABLE}.`,
+    );
+  }
+  if (!history && versions?.kind !== "directory") return store;
+  return new HistoryStore(store);
 };
 
 /**

@@ -6,6 +6,7 @@
  *   s3://bucket/prefix?endpoint=http://...        S3 or an S3-compatible server
  *   encrypted+<any of the above>                  the same, encrypted at rest (key from MEMORY_KEY)
  *   <any of the above>?tenant=<id>                one tenant's scope of that store
+ *   <any of the above>?history                    earlier versions kept (see @mem/history)
  *
  * Parsing is pure: no environment, no I/O.
  */
@@ -22,6 +23,8 @@ export interface StoreSpec {
   encrypted: boolean;
   /** `?tenant=`: the store is this tenant's scope. */
   tenant: string | undefined;
+  /** `?history`: earlier versions of every file are kept (`HistoryStore`), even in a store without any yet. */
+  history?: boolean;
 }
 
 /** The accepted forms, for help texts and usage messages. */
@@ -29,6 +32,7 @@ export const STORE_URL_FORMS: readonly string[] = [
   ...BACKENDS.map((b) => b.form),
   "encrypted+<one of the above>",
   "<any of them>?tenant=<id>",
+  "<any of them>?history",
 ];
 
 const ENCRYPTED = "encrypted+";
@@ -52,35 +56,58 @@ export const parseStoreUrl = (url: string): StoreSpec => {
     rest = rest.slice(ENCRYPTED.length);
     if (rest.startsWith(ENCRYPTED)) throw new StoreUrlError("Store URL: encrypted+ may appear only once.");
   }
-  const { url: plain, tenant } = takeTenant(rest);
-  return { backend: parsePlain(plain), encrypted, tenant };
+  const { url: plain, tenant, history } = takeOwnOptions(rest);
+  return { backend: parsePlain(plain), encrypted, tenant, ...(history && { history }) };
 };
 
-/** Takes `tenant=` out of the query, leaving the rest for the backend. */
-const takeTenant = (raw: string): { url: string; tenant: string | undefined } => {
+/** Takes `tenant=` and `history` out of the query, leaving the rest for the backend. */
+const takeOwnOptions = (raw: string): { url: string; tenant: string | undefined; history: boolean } => {
   const question = raw.indexOf("?");
-  if (question < 0) return { url: raw, tenant: undefined };
+  if (question < 0) return { url: raw, tenant: undefined, history: false };
   const afterQuery = raw.slice(question + 1);
   const hashAt = afterQuery.indexOf("#");
   const query = new URLSearchParams(hashAt < 0 ? afterQuery : afterQuery.slice(0, hashAt));
   const hash = hashAt < 0 ? "" : afterQuery.slice(hashAt);
   const tenants = query.getAll("tenant");
-  if (tenants.length === 0) return { url: raw, tenant: undefined };
+  const histories = query.getAll("history");
+  if (tenants.length === 0 && histories.length === 0) return { url: raw, tenant: undefined, history: false };
   if (tenants.length > 1) throw new StoreUrlError("Store URL: tenant may be given only once.");
-  const tenant = tenants[0] as string;
-  try {
-    checkTenant(tenant);
-  } catch (error) {
-    throw new StoreUrlError(`Store URL: ${(error as Error).message}.`);
+  if (histories.length > 1) throw new StoreUrlError("Store URL: history may be given only once.");
+  const tenant = tenants[0];
+  if (tenant !== undefined) {
+    try {
+      checkTenant(tenant);
+    } catch (error) {
+      throw new StoreUrlError(`Store URL: ${(error as Error).message}.`);
+    }
+  }
+  const flag = histories[0];
+  if (flag !== undefined && flag !== "" && flag !== "true") {
+    throw new StoreUrlError("Store URL: history takes no value (write ?history or ?history=true).");
   }
   query.delete("tenant");
+  query.delete("history");
   const others = query.toString();
-  return { url: `${raw.slice(0, question)}${others === "" ? "" : `?${others}`}${hash}`, tenant };
+  return {
+    url: `${raw.slice(0, question)}${others === "" ? "" : `?${others}`}${hash}`,
+    tenant,
+    history: flag !== undefined,
+  };
 };
+
+// The authority of `scheme://authority/...`, and what follows it.
+const AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)([\s\S]*)$/i;
 
 const parsePlain = (url: string): PlainStoreSpec => {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined) throw new StoreUrlError(`Store URL "${maskUrl(url)}" has no scheme. ${usage()}`);
+  // An "@" after the host is almost always a password holding an unencoded "/", "?" or "#": the host
+  // would then be read from the password. Refused, so that nothing is sent to such a host.
+  if (AUTHORITY.exec(url)?.[2]?.includes("@")) {
+    throw new StoreUrlError(
+      `Store URL "${maskUrl(url)}" has an "@" after its host: percent-encode the password's reserved characters (/ as %2F, ? as %3F, # as %23, @ as %40).`,
+    );
+  }
   const backend = BACKENDS.find((b) => b.schemes.includes(scheme));
   if (!backend) throw new StoreUrlError(`Unknown store URL scheme "${scheme}:". ${usage()}`);
   if (backend.kind === "fs" && url.includes("?")) {
@@ -109,4 +136,5 @@ export const describeStore = (spec: StoreSpec): string =>
     backendOf(spec.backend).describe(spec.backend),
     ...(spec.encrypted ? ["encrypted"] : []),
     ...(spec.tenant === undefined ? [] : [`tenant ${spec.tenant}`]),
+    ...(spec.history ? ["with history"] : []),
   ].join(", ");

@@ -10,7 +10,7 @@ export interface PostgresSpec {
   connectionString: string;
 }
 
-const FORM = "postgres://user:password@host:port/database (or postgresql://)";
+const FORM = "postgres://host:port/database (or postgresql://)";
 
 export const postgresBackend: Backend<PostgresSpec> = {
   kind: "postgres",

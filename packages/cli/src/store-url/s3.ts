@@ -40,7 +40,8 @@ export const s3Backend: Backend<S3Spec> = {
     for (const key of url.searchParams.keys()) {
       if (!OPTIONS.has(key)) {
         throw new StoreUrlError(
-          `Store URL: unknown s3 option "${key}"; known: ${[...OPTIONS].join(", ")}, tenant.`,
+          // The name is not repeated: a password pasted into the query would be one.
+          `Store URL: an s3 URL takes only the options ${[...OPTIONS].join(", ")}, tenant and history.`,
         );
       }
     }
