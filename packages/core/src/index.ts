@@ -1,4 +1,10 @@
 export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+export {
+  type ImageContentBlock,
+  type TextContentBlock,
+  type ToolResultContentBlock,
+  toContentBlocks,
+} from "./content-blocks.js";
 // The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
 export {
   AlreadyExistsError,
@@ -12,6 +18,7 @@ export { type ExecuteOptions, executeCommand, type ToolResult } from "./execute.
 export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
+export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { checkOptions, type OptionChecks } from "./options.js";

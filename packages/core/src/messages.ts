@@ -18,6 +18,8 @@ export const msg = {
     nameTooLong: "a name is longer than 255 bytes",
     reserved: "it uses a reserved name",
   },
+  /** Follows the first 2,048 characters of an echoed path or `old_str` that is longer. */
+  moreCharacters: (k: number) => `...[${k} more characters]`,
 
   // §4 input
   notAnObject: () => "Error: The memory tool input must be a JSON object",
@@ -44,7 +46,24 @@ export const msg = {
     `Error: Invalid \`view_range\`: [${start}, ${end}]. Its second element \`${end}\` should be larger or equal than its first \`${start}\``,
   truncated: (last: number, n: number) =>
     `... output truncated after line ${last} of ${n}. Call view with view_range [${last + 1}, ${n}] to see more.`,
+  /** After a first line cut to the view budget. */
+  lineCut: (line: number, length: number, limit: number) =>
+    `... line ${line} is ${length} characters long; only its first ${limit} are shown.`,
+  /** A text file over `maxFileBytes`, written around the tool (an import, another program). */
+  fileOverLimit: (path: string, bytes: number, limit: number) =>
+    `Error: The file ${path} is ${bytes} bytes, which exceeds the limit of ${limit} bytes`,
   viewMissing: (path: string) => `The path ${path} does not exist. Please provide a valid path.`,
+
+  // view of an image
+  notAnImage: (path: string) => `Error: The file ${path} is not a valid PNG or JPEG image`,
+  imageTooLarge: (path: string, bytes: number, limit: number) =>
+    `Error: The image ${path} is ${bytes} bytes, which exceeds the limit of ${limit} bytes`,
+  viewRangeOnImage: () => "Error: The `view_range` parameter is not allowed when `path` points to an image.",
+  /** The text block before the image block. */
+  imageHeader: (path: string) => `Here's the image ${path}:`,
+  /** An image result on a surface that carries only text. */
+  imageText: (path: string, mediaType: string, bytes: number) =>
+    `Here's the image ${path}: ${mediaType}, ${bytes} bytes`,
 
   // create
   created: (path: string) => `File created successfully at: ${path}`,

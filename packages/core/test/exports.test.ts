@@ -26,6 +26,8 @@ describe("public surface", { timeout: 120_000 }, () => {
       "ForwardingStore",
       "Guard",
       "GuardVerdict",
+      "ImageContentBlock",
+      "ImageMediaType",
       "InMemoryStore",
       "ListEntry",
       "ListOptions",
@@ -53,7 +55,10 @@ describe("public surface", { timeout: 120_000 }, () => {
       "StoreFailureError",
       "StoredFile",
       "SweepResult",
+      "TextContentBlock",
+      "ToolImage",
       "ToolResult",
+      "ToolResultContentBlock",
       "Usage",
       "ValidateOptions",
       "Version",
@@ -84,6 +89,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "segmentsOf",
       "sleep",
       "systemReason",
+      "toContentBlocks",
       "unknownToolResult",
       "usageOf",
       "validatePath",
@@ -93,18 +99,24 @@ describe("public surface", { timeout: 120_000 }, () => {
   it("@mem/core/anthropic exports exactly the names its README documents", () => {
     const names = exportedNames(fileURLToPath(new URL("../src/anthropic/index.ts", import.meta.url)));
     expect(names).toEqual([
+      "COMPACTION_BETA",
       "CONTEXT_MANAGEMENT_BETA",
+      "CompactionOptions",
       "ContextManagementOptions",
       "ContextManagementParams",
       "MEMORY_SYSTEM_PROMPT",
       "MEMORY_TIDINESS_NOTE",
       "MEMORY_TOOL_DEFINITION",
       "MemoryRunnableTool",
+      "MemoryToolDefinitionFields",
       "MemoryToolOptions",
       "MemoryToolResultBlock",
+      "MemoryToolUseBlock",
+      "ToolResultContentBlock",
       "contextManagement",
       "handleMemoryToolUse",
       "memoryTool",
+      "toContentBlocks",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);
   });
