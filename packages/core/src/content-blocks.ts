@@ -1,6 +1,7 @@
 /** A tool result as Messages API content blocks, for `tool_result.content`. */
 import type { ToolResult } from "./execute.js";
 import type { ImageMediaType } from "./image.js";
+import { msg } from "./messages.js";
 
 export interface TextContentBlock {
   type: "text";
@@ -35,4 +36,38 @@ export function toContentBlocks(result: ToolResult): ToolResultContentBlock[] {
     { type: "text", text: cut === -1 ? result.content : result.content.slice(0, cut) },
     { type: "image", source: { type: "base64", media_type: image.mediaType, data: image.data } },
   ];
+}
+
+/** The number of bytes a padded base64 text stands for. */
+const base64Bytes = (data: string): number =>
+  (data.length / 4) * 3 - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+
+/**
+ * The inverse of {@link toContentBlocks}: the result that a protocol carried as content blocks, for a
+ * client that wants `executeCommand`'s `{ content, isError, image? }` back. `null` when the blocks are not
+ * one text block, or the image header and one image.
+ *
+ * @example
+ * ```ts
+ * fromContentBlocks([{ type: "text", text: "Successfully deleted /memories/a" }], false)
+ * // { content: "Successfully deleted /memories/a", isError: false }
+ * ```
+ */
+export function fromContentBlocks(
+  blocks: readonly ToolResultContentBlock[],
+  isError: boolean,
+): ToolResult | null {
+  const [first, second, ...rest] = blocks;
+  if (first?.type !== "text" || rest.length > 0) return null;
+  if (!second) return { content: first.text, isError };
+  const prefix = msg.imageHeader("");
+  const header = first.text;
+  if (second.type !== "image" || !header.startsWith(prefix.slice(0, -1)) || !header.endsWith(":")) return null;
+  const path = header.slice(prefix.length - 1, -1);
+  const { media_type: mediaType, data } = second.source;
+  return {
+    content: msg.imageText(path, mediaType, base64Bytes(data)),
+    isError,
+    image: { mediaType, data },
+  };
 }

@@ -1,5 +1,6 @@
 export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 export {
+  fromContentBlocks,
   type ImageContentBlock,
   type TextContentBlock,
   type ToolResultContentBlock,
@@ -43,6 +44,7 @@ export { checkTenant } from "./tenant.js";
 export {
   MEMORY_PROTOCOL_DESCRIPTION,
   MEMORY_TOOL_DESCRIPTION,
+  MEMORY_TOOL_OVERWRITING_DESCRIPTION,
   MEMORY_TOOL_READ_ONLY_DESCRIPTION,
   MEMORY_TOOL_TITLE,
   type MemoryToolInputSchema,
