@@ -22,6 +22,8 @@ interface McpFlags {
   sensitive?: string;
   detectors?: string;
   expireAfter?: number;
+  createOverwrites?: boolean;
+  maxImageBytes?: number;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -96,6 +98,8 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
     .option("--view-char-limit <n>", "budget of numbered lines in one file view", count("--view-char-limit"))
     .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
+    .option("--create-overwrites", "let create replace an existing file (default: it is an error)")
+    .option("--max-image-bytes <n>", "largest image one view returns", count("--max-image-bytes"))
     .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .option(...EXPIRE_AFTER_OPTION)
@@ -113,6 +117,8 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
+      if (flags.createOverwrites) server.createOverwrites = true;
+      if (flags.maxImageBytes !== undefined) server.maxImageBytes = flags.maxImageBytes;
       server.sensitive = guardOptions(flags);
       const open = flags.expireAfter === undefined ? {} : { expireAfterSeconds: flags.expireAfter };
 
