@@ -62,7 +62,8 @@ export function fromContentBlocks(
   if (!second) return { content: first.text, isError };
   const prefix = msg.imageHeader("");
   const header = first.text;
-  if (second.type !== "image" || !header.startsWith(prefix.slice(0, -1)) || !header.endsWith(":")) return null;
+  if (second.type !== "image" || !header.startsWith(prefix.slice(0, -1)) || !header.endsWith(":"))
+    return null;
   const path = header.slice(prefix.length - 1, -1);
   const { media_type: mediaType, data } = second.source;
   return {

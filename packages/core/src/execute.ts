@@ -11,7 +11,7 @@ import { validatePath } from "./path.js";
 import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
 import { backoffDelay, sleep } from "./retry.js";
 import { type Guard, guardOutcome, resolveGuard, type SensitiveOptions } from "./sensitive/guard.js";
-import type { MemoryStore, Usage } from "./store.js";
+import type { MemoryStore, Stat, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
 import { renderFile } from "./view.js";
@@ -202,6 +202,10 @@ async function view(
   settings: Settings,
 ): Promise<ToolResult> {
   const listOptions = { limit: settings.listLimit };
+  if (store.capabilities.localStat === true && path !== ROOT) {
+    const refused = refuseBySize(path, await store.stat(path), range, settings);
+    if (refused) return refused;
+  }
   if (store.readOrList && path !== ROOT) {
     const found = await store.readOrList(path, 2, listOptions);
     if (!found) return fail(msg.viewMissing(path));
@@ -220,6 +224,23 @@ async function view(
   if (!listing) return fail(msg.viewMissing(path));
   return ok(renderListing(path, listing, settings.listLimit));
 }
+
+/** The refusal a view owes a file by its size alone, found before reading it (see `localStat`). */
+const refuseBySize = (
+  path: string,
+  stat: Stat | null,
+  range: [number, number] | undefined,
+  settings: Settings,
+): ToolResult | null => {
+  if (stat?.kind !== "file") return null;
+  if (isImagePath(path)) {
+    if (range || stat.size <= settings.maxImageBytes) return null; // view_range is refused first
+    return fail(msg.imageTooLarge(path, stat.size, settings.maxImageBytes));
+  }
+  return stat.size > settings.maxFileBytes
+    ? fail(msg.fileOverLimit(path, stat.size, settings.maxFileBytes))
+    : null;
+};
 
 /** A file's view: an image by its name, otherwise text within `maxFileBytes`. */
 const renderView = (

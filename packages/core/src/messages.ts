@@ -137,7 +137,8 @@ export const msg = {
 
 // Tool protocols other than the Messages API (MCP, function calling): the tool described for a model
 // that has never seen it. The Messages API's own memory_20250818 tool needs none of this.
-const CREATE_NEW = "Creates a new file (missing directories are made). It never overwrites: an existing file is an error.";
+const CREATE_NEW =
+  "Creates a new file (missing directories are made). It never overwrites: an existing file is an error.";
 const CREATE_OVERWRITING =
   "Creates a file (missing directories are made), or replaces the whole content of an existing file. A directory is never replaced.";
 
@@ -149,7 +150,9 @@ const toolCommands = (CREATE: string) => `Commands (set \`command\` and the para
 - delete: \`path\`. Deletes a file, or a directory with everything in it.
 - rename: \`old_path\`, \`new_path\`. Moves a file or directory; it never overwrites an existing destination.`;
 
-const fullDescription = (create: string) => `A persistent memory directory that survives across conversations. Store what you learn (progress, decisions, facts about the user or the task) in text files, and read it back later. Start a task by viewing /memories to see what earlier work left behind.
+const fullDescription = (
+  create: string,
+) => `A persistent memory directory that survives across conversations. Store what you learn (progress, decisions, facts about the user or the task) in text files, and read it back later. Start a task by viewing /memories to see what earlier work left behind.
 
 ${TOOL_PATHS}
 
