@@ -336,13 +336,18 @@ async function overwriteFile(
         }
       }
     }
-    // No file there: a directory, or the file went away since the create found it.
+    // No file there: a directory, or the file went away since the create found it (a new file again).
     if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
+    const refused = await settings.quota?.create(path, bytes.length);
+    if (refused) return fail(refused);
     try {
       await store.write(path, bytes, { ifAbsent: true });
       settings.change = { sizeBefore: null, sizeAfter: bytes.length };
       return result;
     } catch (error) {
+      if (isStoreError(error, "NOT_A_DIRECTORY")) {
+        return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
+      }
       if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
     }
   }

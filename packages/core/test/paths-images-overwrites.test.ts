@@ -130,6 +130,12 @@ describe("image views (SPEC §4 Image)", () => {
       isError: false,
       image: { mediaType: "image/jpeg", data: b64(JPEG) },
     });
+    await store.write("/memories/renamed.png", JPEG, { ifAbsent: true });
+    expect(await executeCommand(store, { command: "view", path: "/memories/renamed.png" })).toEqual({
+      content: "Here's the image /memories/renamed.png: image/jpeg, 10 bytes",
+      isError: false,
+      image: { mediaType: "image/jpeg", data: b64(JPEG) },
+    });
     const png = await executeCommand(store, { command: "view", path: "/memories/c.jpg" });
     expect(png.image?.mediaType).toBe("image/png");
     expect(toContentBlocks(png)).toEqual([
