@@ -307,6 +307,7 @@ describe("output", () => {
       "tree",
       "view",
       "cat",
+      "put",
       "run",
       "export",
       "import",
