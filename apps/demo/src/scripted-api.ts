@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkContextManagement, checkToolResultImages, InvalidRequest } from "./request-checks.js";
 
 export interface TextBlock {
   type: "text";
@@ -20,7 +21,7 @@ export interface ToolUseBlock {
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content?: string | { type: string; text?: string }[];
+  content?: string | { type: string; text?: string; source?: unknown }[];
   is_error?: boolean;
 }
 export type Block = TextBlock | ToolUseBlock | ToolResultBlock | { type: string };
@@ -101,6 +102,13 @@ export const startScriptedApi = async (options: ScriptedApiOptions): Promise<Scr
     const body = await readJson(req);
     received.push({ body, headers: req.headers });
     const conversation = resolveThread(body, threads);
+    try {
+      checkContextManagement(body, req.headers);
+      checkToolResultImages(conversation.messages);
+    } catch (error) {
+      if (error instanceof InvalidRequest) throw new ApiError(400, "invalid_request_error", error.message);
+      throw error;
+    }
 
     const blocks = options
       .model(conversation)

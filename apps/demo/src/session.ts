@@ -38,6 +38,17 @@ export interface SessionTranscript {
 
 export const SYSTEM_PROMPT = `${MEMORY_SYSTEM_PROMPT}\n\n${MEMORY_TIDINESS_NOTE}`;
 
+/** A tool result's text: the string, or the text blocks of an image view (the image itself is not text). */
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content
+          .flatMap((b: { type?: string; text?: string }) => (b.type === "text" ? [b.text ?? ""] : []))
+          .join("\n")
+      : "";
+
+// The SDK's tool runner lives in its beta namespace (the memory tool itself is GA on the Messages API).
 export const runSession = async (
   options: SessionOptions,
   events: SessionEvents,
@@ -69,8 +80,7 @@ export const runSession = async (
     for (const use of uses) {
       events.toolCall(use.input);
       const result = results.find((r) => r.type === "tool_result" && r.tool_use_id === use.id);
-      const content =
-        result?.type === "tool_result" && typeof result.content === "string" ? result.content : "";
+      const content = result?.type === "tool_result" ? textOf(result.content) : "";
       const call = {
         input: use.input,
         content,

@@ -330,6 +330,7 @@ describe("output", () => {
       "tree",
       "view",
       "cat",
+      "put",
       "run",
       "export",
       "import",

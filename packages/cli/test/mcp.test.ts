@@ -57,6 +57,8 @@ const flagsFor = (options: GoldenTranscript["options"]): string[] => [
   ...(options.maxFileBytes === undefined ? [] : ["--max-file-bytes", String(options.maxFileBytes)]),
   ...(options.viewCharLimit === undefined ? [] : ["--view-char-limit", String(options.viewCharLimit)]),
   ...(options.listLimit === undefined ? [] : ["--list-limit", String(options.listLimit)]),
+  ...(options.maxImageBytes === undefined ? [] : ["--max-image-bytes", String(options.maxImageBytes)]),
+  ...(options.createOverwrites ? ["--create-overwrites"] : []),
   ...sensitiveFlags(options.sensitive),
 ];
 

@@ -13,6 +13,9 @@ export interface TranscriptOptions {
   readonly maxFileBytes?: number;
   readonly viewCharLimit?: number;
   readonly listLimit?: number;
+  readonly maxImageBytes?: number;
+  /** `create` overwrites an existing file (SPEC §4 create). */
+  readonly createOverwrites?: boolean;
   /** The sensitive-data guard (SPEC §7): `false`, or `mode` and built-in `detectors` (no custom ones in JSON). */
   readonly sensitive?: SensitiveOptions | false;
 }
@@ -24,6 +27,8 @@ export interface GoldenStep {
   /** The exact expected `content`. In the JSON file, a list of strings stands for its lines joined by `\n`. */
   readonly content: string;
   readonly isError: boolean;
+  /** The image of a successful image view, its bytes in base64; absent for every other result. */
+  readonly image?: { readonly mediaType: "image/png" | "image/jpeg"; readonly data: string };
   readonly note?: string;
 }
 
@@ -145,18 +150,26 @@ function parseOptions(value: unknown, fail: Fail): TranscriptOptions {
     maxFileBytes?: number;
     viewCharLimit?: number;
     listLimit?: number;
+    maxImageBytes?: number;
+    createOverwrites?: boolean;
     sensitive?: SensitiveOptions | false;
   } = {};
+  const limits = ["maxFileBytes", "viewCharLimit", "listLimit", "maxImageBytes"] as const;
   for (const [key, limit] of Object.entries(value)) {
     if (key === "sensitive") {
       options.sensitive = parseSensitive(limit, fail);
       continue;
     }
-    if (key !== "maxFileBytes" && key !== "viewCharLimit" && key !== "listLimit") {
-      fail(`options.${key}`, "unknown option (allowed: maxFileBytes, viewCharLimit, listLimit, sensitive)");
+    if (key === "createOverwrites") {
+      if (typeof limit !== "boolean") fail(`options.${key}`, "must be true or false");
+      options.createOverwrites = limit as boolean;
+      continue;
+    }
+    if (!(limits as readonly string[]).includes(key)) {
+      fail(`options.${key}`, `unknown option (allowed: ${limits.join(", ")}, createOverwrites, sensitive)`);
     }
     if (!isCount(limit) || limit === 0) fail(`options.${key}`, "must be a positive integer");
-    options[key as "maxFileBytes" | "viewCharLimit" | "listLimit"] = limit as number;
+    options[key as (typeof limits)[number]] = limit as number;
   }
   return options;
 }
@@ -241,7 +254,8 @@ function parseContent(value: unknown, where: string, fail: Fail): ContentSpec {
 function parseStep(value: unknown, where: string, fail: Fail): GoldenStep {
   if (!isRecord(value)) return fail(where, "must be an object");
   for (const key of Object.keys(value)) {
-    if (!["input", "content", "isError", "note"].includes(key)) fail(`${where}.${key}`, "unknown field");
+    if (!["input", "content", "isError", "image", "note"].includes(key))
+      fail(`${where}.${key}`, "unknown field");
   }
   if (!("input" in value)) fail(`${where}.input`, "is required (it may be any JSON value)");
   const raw = value["content"];
@@ -254,13 +268,29 @@ function parseStep(value: unknown, where: string, fail: Fail): GoldenStep {
   if (typeof isError !== "boolean") fail(`${where}.isError`, "must be true or false");
   const note = value["note"];
   if (note !== undefined && typeof note !== "string") fail(`${where}.note`, "must be a string");
-  const step: { input: unknown; content: string; isError: boolean; note?: string } = {
-    input: value["input"],
-    content,
-    isError: isError as boolean,
-  };
+  const step: {
+    input: unknown;
+    content: string;
+    isError: boolean;
+    image?: NonNullable<GoldenStep["image"]>;
+    note?: string;
+  } = { input: value["input"], content, isError: isError as boolean };
+  if (value["image"] !== undefined) step.image = parseImage(value["image"], `${where}.image`, fail);
   if (typeof note === "string") step.note = note;
   return step;
+}
+
+function parseImage(value: unknown, where: string, fail: Fail): NonNullable<GoldenStep["image"]> {
+  if (!isRecord(value) || Object.keys(value).sort().join(",") !== "data,mediaType") {
+    return fail(where, "must be an object with mediaType and data");
+  }
+  const { mediaType, data } = value;
+  if (mediaType !== "image/png" && mediaType !== "image/jpeg")
+    fail(`${where}.mediaType`, "must be image/png or image/jpeg");
+  if (typeof data !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0) {
+    fail(`${where}.data`, "must be padded standard base64");
+  }
+  return { mediaType: mediaType as "image/png" | "image/jpeg", data: data as string };
 }
 
 /** True for tool input that is a JSON object (what tool protocols such as MCP can carry as arguments). */

@@ -39,9 +39,11 @@ export async function playTranscript(
   for (const [i, step] of transcript.steps.entries()) {
     const result = await execute(step.input, transcript.options);
     const label = `${transcript.name} step ${i + 1}: ${showInput(step.input)}${step.note ? ` (${step.note})` : ""}`;
-    expect({ content: result.content, isError: result.isError }, label).toEqual({
+    const image = result.image ? { mediaType: result.image.mediaType, data: result.image.data } : undefined;
+    expect({ content: result.content, isError: result.isError, image }, label).toEqual({
       content: step.content,
       isError: step.isError,
+      image: step.image,
     });
   }
   await expectTree(store, transcript.final, transcript.absent);

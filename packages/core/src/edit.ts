@@ -1,4 +1,5 @@
 /** The pure text transforms behind str_replace and insert. */
+import { capEcho } from "./echo.js";
 import { countLines, countNewlines, numberLines, offsetOfLine } from "./lines.js";
 import { msg } from "./messages.js";
 import { findOccurrences, occurrenceIndexes } from "./occurrences.js";
@@ -51,9 +52,9 @@ const snippetAround = (next: string, at: number, end: number): string => {
  */
 export function strReplace(path: string, text: string, oldStr: string, newStr: string): EditOutcome {
   const found = findOccurrences(text, oldStr);
-  if (found.kind === "none") return { ok: false, error: msg.noOccurrence(oldStr, path) };
+  if (found.kind === "none") return { ok: false, error: msg.noOccurrence(capEcho(oldStr), path) };
   if (found.kind === "many") {
-    return { ok: false, error: msg.multipleOccurrences(oldStr, found.lines, found.more) };
+    return { ok: false, error: msg.multipleOccurrences(capEcho(oldStr), found.lines, found.more) };
   }
   const { at } = found;
   const next = text.slice(0, at) + newStr + text.slice(at + oldStr.length);

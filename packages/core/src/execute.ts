@@ -3,6 +3,7 @@ import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, QuotaExceededError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
+import { isImagePath, renderImage, type ToolImage } from "./image.js";
 import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
 import { type Command, parseCommand } from "./parse.js";
@@ -16,22 +17,35 @@ import {
   resolveGuard,
   type SensitiveOptions,
 } from "./sensitive/guard.js";
-import type { MemoryStore, Usage } from "./store.js";
+import type { MemoryStore, Stat, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
 import { renderFile } from "./view.js";
 
-/** The outcome of one memory tool call: `content` goes to the model, `isError` becomes `is_error`. */
+/**
+ * The outcome of one memory tool call: `content` goes to the model, `isError` becomes `is_error`. The view
+ * of an image also carries `image`; `content` is then its text-only form (`Here's the image {path}:
+ * image/png, {bytes} bytes`) and `toContentBlocks` gives the two blocks the Messages API takes.
+ */
 export interface ToolResult {
   content: string;
   isError: boolean;
+  /** The image a successful view of a `.png`, `.jpg` or `.jpeg` file returned, in base64. */
+  image?: ToolImage;
 }
 
 export interface ExecuteOptions extends QuotaOptions {
   /** Largest file a command may leave behind, in UTF-8 bytes. Default 1 MiB. */
   maxFileBytes?: number;
-  /** Budget for the numbered lines of a file view, in characters. Default 64,000. */
+  /** Budget for the numbered lines of a file view, in characters. Default 16,000. */
   viewCharLimit?: number;
+  /** Largest image file a view returns, in bytes. Default 5 MiB, the Messages API's limit for one image. */
+  maxImageBytes?: number;
+  /**
+   * `create` on an existing file replaces its content (one conditional write) instead of answering
+   * `Error: File {path} already exists`. A directory at the path is still that error. Default `false`.
+   */
+  createOverwrites?: boolean;
   /** Most entries a directory view shows. Default 1,000. */
   listLimit?: number;
   /** How often an edit is retried when another writer changed the file in between. Default 100. */
@@ -49,17 +63,26 @@ export interface ExecuteOptions extends QuotaOptions {
 }
 
 type Limits = Required<
-  Omit<ExecuteOptions, keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange">
+  Omit<
+    ExecuteOptions,
+    keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange" | "createOverwrites"
+  >
 >;
 /** `change` collects the sizes a command saw, for its `onChange` event. */
-type Settings = Limits & { quota: Quota | null; guard: Guard | null; change: Partial<ChangeEvent> };
+type Settings = Limits & {
+  quota: Quota | null;
+  guard: Guard | null;
+  change: Partial<ChangeEvent>;
+  createOverwrites: boolean;
+};
 
 /** The default `maxFileBytes`: the largest file a command may leave behind, 1 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 
 const DEFAULTS: Limits = {
   maxFileBytes: DEFAULT_MAX_FILE_BYTES,
-  viewCharLimit: 64_000,
+  viewCharLimit: 16_000,
+  maxImageBytes: 5 * 1024 * 1024,
   listLimit: 1000,
   conflictRetries: 100,
 };
@@ -115,6 +138,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     quota: quotaFor(store, options),
     guard: resolveGuard(options.sensitive),
     change: {},
+    createOverwrites: options.createOverwrites === true,
   };
   for (const key of Object.keys(DEFAULTS) as (keyof Limits)[]) {
     const value = options[key];
@@ -191,16 +215,20 @@ async function view(
   settings: Settings,
 ): Promise<ToolResult> {
   const listOptions = { limit: settings.listLimit };
+  if (store.capabilities.localStat === true && path !== ROOT) {
+    const refused = refuseBySize(path, await store.stat(path), range, settings);
+    if (refused) return refused;
+  }
   if (store.readOrList && path !== ROOT) {
     const found = await store.readOrList(path, 2, listOptions);
     if (!found) return fail(msg.viewMissing(path));
-    if (found.kind === "file") return renderFile(path, found.file.data, range, settings.viewCharLimit);
+    if (found.kind === "file") return renderView(path, found.file.data, range, settings);
     if (range) return fail(msg.viewRangeOnDirectory());
     return ok(renderListing(path, found.listing, settings.listLimit));
   }
   // Files are the common case: one store call answers them.
   const file = path === ROOT ? null : await store.read(path);
-  if (file) return renderFile(path, file.data, range, settings.viewCharLimit);
+  if (file) return renderView(path, file.data, range, settings);
   if (range) {
     const stat = path === ROOT ? { kind: "directory" as const } : await store.stat(path);
     return fail(stat?.kind === "directory" ? msg.viewRangeOnDirectory() : msg.viewMissing(path));
@@ -209,6 +237,37 @@ async function view(
   if (!listing) return fail(msg.viewMissing(path));
   return ok(renderListing(path, listing, settings.listLimit));
 }
+
+/** The refusal a view owes a file by its size alone, found before reading it (see `localStat`). */
+const refuseBySize = (
+  path: string,
+  stat: Stat | null,
+  range: [number, number] | undefined,
+  settings: Settings,
+): ToolResult | null => {
+  if (stat?.kind !== "file") return null;
+  if (isImagePath(path)) {
+    if (range || stat.size <= settings.maxImageBytes) return null; // view_range is refused first
+    return fail(msg.imageTooLarge(path, stat.size, settings.maxImageBytes));
+  }
+  return stat.size > settings.maxFileBytes
+    ? fail(msg.fileOverLimit(path, stat.size, settings.maxFileBytes))
+    : null;
+};
+
+/** A file's view: an image by its name, otherwise text within `maxFileBytes`. */
+const renderView = (
+  path: string,
+  data: Uint8Array,
+  range: [number, number] | undefined,
+  settings: Settings,
+): ToolResult => {
+  if (isImagePath(path)) return renderImage(path, data, range, settings.maxImageBytes);
+  if (data.length > settings.maxFileBytes) {
+    return fail(msg.fileOverLimit(path, data.length, settings.maxFileBytes));
+  }
+  return renderFile(path, data, range, settings.viewCharLimit);
+};
 
 async function create(
   store: MemoryStore,
@@ -224,7 +283,13 @@ async function create(
   const atomic = quota && store.writeWithinQuota ? store.writeWithinQuota.bind(store) : undefined;
   if (quota && !atomic) {
     const refused = await quota.create(path, bytes.length);
-    if (refused) return fail((await createOwnError(store, path)) ?? refused);
+    if (refused) {
+      const own = await createOwnError(store, path);
+      // With createOverwrites, an existing file is no error: the write is an edit, measured as one.
+      const overwrite = settings.createOverwrites && own === msg.fileExists(path);
+      if (!overwrite || (await store.stat(path))?.kind !== "file") return fail(own ?? refused);
+      return overwriteFile(store, path, bytes, step.result, settings);
+    }
   }
   try {
     if (quota && atomic) await atomic(path, bytes, { ifAbsent: true }, quota.limits);
@@ -236,11 +301,77 @@ async function create(
       const refused = quota.createRefusal(path, (error as QuotaExceededError).usage, bytes.length);
       if (refused) return fail(refused);
     }
-    if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
+    if (isStoreError(error, "ALREADY_EXISTS")) {
+      if (!settings.createOverwrites) return fail(msg.fileExists(path));
+      return overwriteFile(store, path, bytes, step.result, settings);
+    }
     if (isStoreError(error, "NOT_A_DIRECTORY")) {
       return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
     }
     throw error;
+  }
+}
+
+/**
+ * `create` with `createOverwrites` on a path that is taken: a conditional write over the file's current
+ * version (through `update` where the store has it), retried when another writer won; created afresh when
+ * the file went away in between; `Error: File {path} already exists` for a directory.
+ */
+async function overwriteFile(
+  store: MemoryStore,
+  path: string,
+  bytes: Uint8Array,
+  result: ToolResult,
+  settings: Settings,
+): Promise<ToolResult> {
+  const usage = settings.quota?.limitsBytes ? await settings.quota.usage() : undefined;
+  const refusal = (before: number): string | null =>
+    usage ? (settings.quota?.edit(path, usage, before, bytes.length) ?? null) : null;
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 0) await sleep(backoffDelay(attempt - 1));
+    if (attempt > settings.conflictRetries)
+      return fail(msg.storeFailed("create", path, msg.reasonConflict()));
+    if (store.update) {
+      const seen: { before: number; refused: string | null } = { before: 0, refused: null };
+      const found = await store.update(path, (current) => {
+        seen.before = current.length;
+        seen.refused = refusal(current.length);
+        return seen.refused ? null : bytes;
+      });
+      if (found) {
+        if (seen.refused) return fail(seen.refused);
+        settings.change = { sizeBefore: seen.before, sizeAfter: bytes.length };
+        return result;
+      }
+    } else {
+      const file = await store.read(path);
+      if (file) {
+        const refused = refusal(file.data.length);
+        if (refused) return fail(refused);
+        try {
+          await store.write(path, bytes, { ifVersion: file.version });
+          settings.change = { sizeBefore: file.data.length, sizeAfter: bytes.length };
+          return result;
+        } catch (error) {
+          if (!isStoreError(error, "CONFLICT")) throw error;
+          continue;
+        }
+      }
+    }
+    // No file there: a directory, or the file went away since the create found it (a new file again).
+    if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
+    const refused = await settings.quota?.create(path, bytes.length);
+    if (refused) return fail(refused);
+    try {
+      await store.write(path, bytes, { ifAbsent: true });
+      settings.change = { sizeBefore: null, sizeAfter: bytes.length };
+      return result;
+    } catch (error) {
+      if (isStoreError(error, "NOT_A_DIRECTORY")) {
+        return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
+      }
+      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+    }
   }
 }
 
@@ -254,8 +385,14 @@ const applyEdit = (
   usage: Usage | undefined,
   transform: (text: string) => EditOutcome,
 ): EditStep => {
-  const text = decodeUtf8(data);
-  if (text === null) return { result: fail(msg.notUtf8(path)) };
+  // An image is not text, whatever its bytes (SPEC §4 "Image").
+  const text = isImagePath(path) ? null : decodeUtf8(data);
+  if (text === null) {
+    // Bytes too many for one string fail to decode too; their size is the honest reason.
+    const overLimit = data.length > settings.maxFileBytes && !isImagePath(path);
+    const error = overLimit ? msg.fileOverLimit(path, data.length, settings.maxFileBytes) : msg.notUtf8(path);
+    return { result: fail(error) };
+  }
   const outcome = transform(text);
   if (!outcome.ok) return { result: fail(outcome.error) };
   const step = checkWrite(path, outcome, settings);

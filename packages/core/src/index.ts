@@ -1,4 +1,11 @@
 export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+export {
+  fromContentBlocks,
+  type ImageContentBlock,
+  type TextContentBlock,
+  type ToolResultContentBlock,
+  toContentBlocks,
+} from "./content-blocks.js";
 // The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
 export {
   AlreadyExistsError,
@@ -18,6 +25,7 @@ export {
 export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
+export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { checkOptions, type OptionChecks } from "./options.js";
@@ -42,6 +50,7 @@ export { checkTenant } from "./tenant.js";
 export {
   MEMORY_PROTOCOL_DESCRIPTION,
   MEMORY_TOOL_DESCRIPTION,
+  MEMORY_TOOL_OVERWRITING_DESCRIPTION,
   MEMORY_TOOL_READ_ONLY_DESCRIPTION,
   MEMORY_TOOL_TITLE,
   type MemoryToolInputSchema,

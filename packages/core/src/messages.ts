@@ -18,6 +18,8 @@ export const msg = {
     nameTooLong: "a name is longer than 255 bytes",
     reserved: "it uses a reserved name",
   },
+  /** Follows the first 2,048 characters of an echoed path or `old_str` that is longer. */
+  moreCharacters: (k: number) => `...[${k} more characters]`,
 
   // §4 input
   notAnObject: () => "Error: The memory tool input must be a JSON object",
@@ -44,7 +46,24 @@ export const msg = {
     `Error: Invalid \`view_range\`: [${start}, ${end}]. Its second element \`${end}\` should be larger or equal than its first \`${start}\``,
   truncated: (last: number, n: number) =>
     `... output truncated after line ${last} of ${n}. Call view with view_range [${last + 1}, ${n}] to see more.`,
+  /** After a first line cut to the view budget. */
+  lineCut: (line: number, length: number, limit: number) =>
+    `... line ${line} is ${length} characters long; only its first ${limit} are shown.`,
+  /** A text file over `maxFileBytes`, written around the tool (an import, another program). */
+  fileOverLimit: (path: string, bytes: number, limit: number) =>
+    `Error: The file ${path} is ${bytes} bytes, which exceeds the limit of ${limit} bytes`,
   viewMissing: (path: string) => `The path ${path} does not exist. Please provide a valid path.`,
+
+  // view of an image
+  notAnImage: (path: string) => `Error: The file ${path} is not a valid PNG or JPEG image`,
+  imageTooLarge: (path: string, bytes: number, limit: number) =>
+    `Error: The image ${path} is ${bytes} bytes, which exceeds the limit of ${limit} bytes`,
+  viewRangeOnImage: () => "Error: The `view_range` parameter is not allowed when `path` points to an image.",
+  /** The text block before the image block. */
+  imageHeader: (path: string) => `Here's the image ${path}:`,
+  /** An image result on a surface that carries only text. */
+  imageText: (path: string, mediaType: string, bytes: number) =>
+    `Here's the image ${path}: ${mediaType}, ${bytes} bytes`,
 
   // create
   created: (path: string) => `File created successfully at: ${path}`,
@@ -121,32 +140,43 @@ export const msg = {
 
 // Tool protocols other than the Messages API (MCP, function calling): the tool described for a model
 // that has never seen it. The Messages API's own memory_20250818 tool needs none of this.
-const TOOL_COMMANDS = `Commands (set \`command\` and the parameters it names):
-- view: \`path\`, optional \`view_range\`. A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
-- create: \`path\`, \`file_text\`. Creates a new file (missing directories are made). It never overwrites: an existing file is an error.
+const CREATE_NEW =
+  "Creates a new file (missing directories are made). It never overwrites: an existing file is an error.";
+const CREATE_OVERWRITING =
+  "Creates a file (missing directories are made), or replaces the whole content of an existing file. A directory is never replaced.";
+
+const toolCommands = (CREATE: string) => `Commands (set \`command\` and the parameters it names):
+- view: \`path\`, optional \`view_range\`. A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1; a .png, .jpg or .jpeg file shows the image. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
+- create: \`path\`, \`file_text\`. ${CREATE}
 - str_replace: \`path\`, \`old_str\`, optional \`new_str\` (default empty). Replaces the one exact occurrence of \`old_str\`; if it occurs zero times or more than once, nothing changes and the result says which lines hold it. Include enough surrounding text to make \`old_str\` unique.
 - insert: \`path\`, \`insert_line\`, \`insert_text\`. Inserts the text after line \`insert_line\` (0 inserts at the top).
 - delete: \`path\`. Deletes a file, or a directory with everything in it.
 - rename: \`old_path\`, \`new_path\`. Moves a file or directory; it never overwrites an existing destination.`;
 
+const fullDescription = (
+  create: string,
+) => `A persistent memory directory that survives across conversations. Store what you learn (progress, decisions, facts about the user or the task) in text files, and read it back later. Start a task by viewing /memories to see what earlier work left behind.
+
+${TOOL_PATHS}
+
+${toolCommands(create)}
+
+Every result is text, except the view of an image. An error result explains what went wrong; a command that failed changed nothing, unless its error says the change may still have been applied.`;
+
 const TOOL_PATHS = `Every path starts with /memories, the root directory of the memory (for example /memories/project/notes.md). Directories exist while they hold files. Names starting with "." are hidden from directory views.`;
 
 export const toolText = {
   title: "Memory",
-  description: `A persistent memory directory that survives across conversations. Store what you learn (progress, decisions, facts about the user or the task) in text files, and read it back later. Start a task by viewing /memories to see what earlier work left behind.
-
-${TOOL_PATHS}
-
-${TOOL_COMMANDS}
-
-Every result is text. An error result explains what went wrong; a command that failed changed nothing, unless its error says the change may still have been applied.`,
+  description: fullDescription(CREATE_NEW),
+  /** The description when the application turned `createOverwrites` on. */
+  overwritingDescription: fullDescription(CREATE_OVERWRITING),
   readOnlyDescription: `A persistent memory directory, shared with earlier conversations, that you can read but not change. View /memories first to see what it holds.
 
 ${TOOL_PATHS}
 
-Command: view, with \`path\` and optional \`view_range\` (set \`command\` to "view"). A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
+Command: view, with \`path\` and optional \`view_range\` (set \`command\` to "view"). A directory shows its files and subdirectories two levels deep with their sizes; a file shows its lines numbered from 1; a .png, .jpg or .jpeg file shows the image. Long files are cut after a budget of characters; the last line then says which \`view_range\` shows the rest. \`view_range\` is [first, last], 1-based and inclusive; last = -1 means the end of the file. Page through a long file with consecutive ranges.
 
-Every result is text. An error result explains what went wrong.`,
+Every result is text, except the view of an image. An error result explains what went wrong.`,
   protocolDescription:
     "The recommended memory protocol: view the memory directory first, record progress as you work, assume your context may be reset at any moment.",
   /** The description of each input parameter in the tool's JSON Schema. */

@@ -1,6 +1,7 @@
 /**
  * The path validator of SPEC §2. Every path argument goes through it before any storage call.
  */
+import { capEcho } from "./echo.js";
 import { msg } from "./messages.js";
 import { hasLoneSurrogate, utf8Length } from "./text.js";
 import { ROOT } from "./tree.js";
@@ -10,7 +11,7 @@ export type PathCheck = { ok: true; path: string } | { ok: false; error: string 
 export interface ValidateOptions {
   /** The parameter's name, for the "must be a string" message. */
   param?: string;
-  /** Names the store keeps for its own bookkeeping. */
+  /** Further names the store keeps for its own bookkeeping; names starting with `.mem-` always are. */
   isReservedName?: ((name: string) => boolean) | undefined;
 }
 
@@ -18,9 +19,23 @@ const MAX_PATH_BYTES = 1024;
 const MAX_NAME_BYTES = 255;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const PERCENT_ENCODED = /%[0-9a-fA-F]{2}/;
+/** Names every store reserves for the bookkeeping of stores and wrappers (SPEC §2). */
+const RESERVED_PREFIX = ".mem-";
+/**
+ * A raw path longer than this many UTF-16 code units is over 1024 bytes in any canonical form: every code
+ * unit is at least one UTF-8 byte, and NFC composition shrinks UTF-8 at most threefold (Hangul L+V+T).
+ */
+const LONGEST_POSSIBLE_PATH = 4 * MAX_PATH_BYTES;
+/** A segment longer than this cannot fold to `.` or `..`: NFKC never maps a code point to nothing. */
+const LONGEST_DOT_SEGMENT = 8;
 
-/** The path as given, with control characters and lone surrogates shown as JSON `\uXXXX` escapes. */
-export const displayRaw = (raw: string): string => {
+/**
+ * The path as given, with control characters and lone surrogates shown as JSON `\uXXXX` escapes, cut
+ * after {@link ECHO_LIMIT} code units.
+ */
+export const displayRaw = (raw: string): string => capEcho(raw, escapeControls);
+
+const escapeControls = (raw: string): string => {
   let out = "";
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
@@ -39,8 +54,27 @@ export const displayRaw = (raw: string): string => {
 };
 
 const isDotSegment = (segment: string): boolean => {
+  if (segment.length > LONGEST_DOT_SEGMENT) return false;
   const folded = segment.normalize("NFKC");
   return folded === "." || folded === "..";
+};
+
+/**
+ * The segment checks of SPEC §2 in one pass over `rest` (the part after `/memories/`, trailing slash
+ * dropped), without splitting it: a dot segment wins over an empty one wherever each stands.
+ */
+const segmentProblem = (rest: string): string | null => {
+  let empty = false;
+  for (let start = 0; ; ) {
+    const slash = rest.indexOf("/", start);
+    const end = slash === -1 ? rest.length : slash;
+    if (end === start) empty = true;
+    else if (end - start <= LONGEST_DOT_SEGMENT && isDotSegment(rest.slice(start, end)))
+      return msg.why.dotSegment;
+    if (slash === -1) break;
+    start = slash + 1;
+  }
+  return empty ? msg.why.emptySegment : null;
 };
 
 /**
@@ -57,21 +91,23 @@ export function validatePath(raw: unknown, options: ValidateOptions = {}): PathC
   const fail = (why: string): PathCheck => ({ ok: false, error: msg.notAllowed(displayRaw(raw), why) });
 
   if (raw !== ROOT && !raw.startsWith(`${ROOT}/`)) return { ok: false, error: msg.outside(displayRaw(raw)) };
-  let rest = raw === ROOT ? "" : raw.slice(ROOT.length + 1);
-  if (rest.endsWith("/")) rest = rest.slice(0, -1);
-  const rawSegments = rest === "" && raw.length <= ROOT.length + 1 ? [] : rest.split("/");
-
-  if (rawSegments.some(isDotSegment)) return fail(msg.why.dotSegment);
-  if (rawSegments.some((s) => s === "")) return fail(msg.why.emptySegment);
+  // Every check up to the length limit reads the raw path once and copies nothing of its size.
+  const isRoot = raw.length <= ROOT.length + 1;
+  const restEnd = raw.endsWith("/") && !isRoot ? raw.length - 1 : raw.length;
+  const rest = isRoot ? "" : raw.slice(ROOT.length + 1, restEnd);
+  const segmentError = isRoot ? null : segmentProblem(rest);
+  if (segmentError) return fail(segmentError);
   if (raw.includes("\\")) return fail(msg.why.backslash);
   if (PERCENT_ENCODED.test(raw)) return fail(msg.why.percent);
   if (CONTROL.test(raw) || hasLoneSurrogate(raw)) return fail(msg.why.control);
+  if (raw.length > LONGEST_POSSIBLE_PATH) return fail(msg.why.pathTooLong);
 
+  const rawSegments = isRoot ? [] : rest.split("/");
   const segments = rawSegments.map((s) => s.normalize("NFC"));
   const path = segments.length === 0 ? ROOT : `${ROOT}/${segments.join("/")}`;
   if (utf8Length(path) > MAX_PATH_BYTES) return fail(msg.why.pathTooLong);
   if (segments.some((s) => utf8Length(s) > MAX_NAME_BYTES)) return fail(msg.why.nameTooLong);
-  if (options.isReservedName && segments.some((s) => options.isReservedName?.(s)))
-    return fail(msg.why.reserved);
+  const reserved = (s: string) => s.startsWith(RESERVED_PREFIX) || options.isReservedName?.(s) === true;
+  if (segments.some(reserved)) return fail(msg.why.reserved);
   return { ok: true, path };
 }

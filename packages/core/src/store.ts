@@ -119,6 +119,12 @@ export interface StoreCapabilities {
   readonly crossProcessSafe: boolean;
   /** Renaming a directory is one atomic step (otherwise it is copy-then-delete and resumable). */
   readonly atomicDirectoryRename: boolean;
+  /**
+   * Optional: `stat` costs no network round trip (a local file system). Core then stats a file before a
+   * view reads it, so that a file over `maxFileBytes` (or an image over `maxImageBytes`) is refused
+   * without being loaded. A wrapper that changes sizes must not pass it on.
+   */
+  readonly localStat?: boolean;
 }
 
 /**

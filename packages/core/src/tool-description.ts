@@ -20,6 +20,12 @@ export const MEMORY_TOOL_TITLE = toolText.title;
 export const MEMORY_TOOL_DESCRIPTION = toolText.description;
 
 /**
+ * The description of the memory tool with all six commands, for a deployment whose `create` overwrites
+ * (`createOverwrites: true`).
+ */
+export const MEMORY_TOOL_OVERWRITING_DESCRIPTION = toolText.overwritingDescription;
+
+/**
  * The description of the memory tool when only `view` is allowed.
  *
  * @example

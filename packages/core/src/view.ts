@@ -13,7 +13,7 @@ export type Rendered = { content: string; isError: boolean };
  *
  * @example
  * ```ts
- * renderFile("/memories/a.txt", new TextEncoder().encode("x\ny\n"), undefined, 64_000).content
+ * renderFile("/memories/a.txt", new TextEncoder().encode("x\ny\n"), undefined, 16_000).content
  * // "Here's the content of /memories/a.txt with line numbers:\n     1\tx\n     2\ty"
  * ```
  */
@@ -41,7 +41,8 @@ export function renderFile(
   const header = msg.fileHeader(path);
   if (n === 0) return { content: header, isError: false };
 
-  // Whole lines within the budget; the first requested line is always shown so paging can progress.
+  // Whole lines within the budget. A first line whose own text exceeds the budget is cut to it, with a
+  // note, so that every view shows something and paging makes progress.
   const shown: string[] = [];
   let used = 0;
   let last = from - 1;
@@ -49,6 +50,11 @@ export function renderFile(
   for (let i = from; i <= to; i++) {
     const newline = text.indexOf("\n", offset);
     const end = newline === -1 ? text.length : newline;
+    if (shown.length === 0 && end - offset > charLimit) {
+      shown.push(numberLine(i, cutLine(text, offset, charLimit)), msg.lineCut(i, end - offset, charLimit));
+      last = i;
+      break;
+    }
     const numbered = numberLine(i, text.slice(offset, end));
     const cost = numbered.length + (shown.length > 0 ? 1 : 0);
     if (shown.length > 0 && used + cost > charLimit) break;
@@ -61,6 +67,12 @@ export function renderFile(
   if (last < to) return { content: `${body}\n${msg.truncated(last, n)}`, isError: false };
   return { content: body, isError: false };
 }
+
+/** The first `limit` code units of the line at `offset`, less a high surrogate the cut would orphan. */
+const cutLine = (text: string, offset: number, limit: number): string => {
+  const lastUnit = text.charCodeAt(offset + limit - 1);
+  return text.slice(offset, offset + limit - (lastUnit >= 0xd800 && lastUnit <= 0xdbff ? 1 : 0));
+};
 
 /** The offset where 1-based line `line` starts. */
 const offsetOfLine = (text: string, line: number): number => {

@@ -146,13 +146,13 @@ describe("executeCommand", () => {
 
   it("refuses non-UTF-8 files", async () => {
     const store = new InMemoryStore();
-    await store.write("/memories/img.png", new Uint8Array([0x89, 0x50, 0xff, 0xfe]), { ifAbsent: true });
-    const error = errResult("Error: The file /memories/img.png is not a UTF-8 text file");
-    expect(await run(store, { command: "view", path: "/memories/img.png" })).toEqual(error);
+    await store.write("/memories/img.bin", new Uint8Array([0x89, 0x50, 0xff, 0xfe]), { ifAbsent: true });
+    const error = errResult("Error: The file /memories/img.bin is not a UTF-8 text file");
+    expect(await run(store, { command: "view", path: "/memories/img.bin" })).toEqual(error);
     expect(
-      await run(store, { command: "insert", path: "/memories/img.png", insert_line: 0, insert_text: "x" }),
+      await run(store, { command: "insert", path: "/memories/img.bin", insert_line: 0, insert_text: "x" }),
     ).toEqual(error);
-    expect(await run(store, { command: "str_replace", path: "/memories/img.png", old_str: "P" })).toEqual(
+    expect(await run(store, { command: "str_replace", path: "/memories/img.bin", old_str: "P" })).toEqual(
       error,
     );
   });

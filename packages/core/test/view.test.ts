@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { renderFile } from "../src/view.js";
 
 const H = "Here's the content of /memories/f with line numbers:";
-const view = (text: string, range?: [number, number], limit = 64_000) =>
+const view = (text: string, range?: [number, number], limit = 16_000) =>
   renderFile("/memories/f", new TextEncoder().encode(text), range, limit);
 
 describe("view of a file", () => {
@@ -58,9 +58,35 @@ describe("view of a file", () => {
     );
   });
 
-  it("shows the first requested line even when it alone exceeds the budget", () => {
+  it("cuts a first requested line that alone exceeds the budget, and says so", () => {
     expect(view("x".repeat(100) + "\ny\n", undefined, 10).content).toBe(
-      `${H}\n     1\t${"x".repeat(100)}\n... output truncated after line 1 of 2. Call view with view_range [2, 2] to see more.`,
+      `${H}\n     1\t${"x".repeat(10)}\n... line 1 is 100 characters long; only its first 10 are shown.\n... output truncated after line 1 of 2. Call view with view_range [2, 2] to see more.`,
+    );
+    expect(view("a\n" + "x".repeat(100), [2, -1], 10).content).toBe(
+      `${H}\n     2\t${"x".repeat(10)}\n... line 2 is 100 characters long; only its first 10 are shown.`,
+    );
+  });
+
+  it("shows a first line whole when its text fits the budget but its number does not", () => {
+    expect(view("x".repeat(10) + "\ny\n", undefined, 10).content).toBe(
+      `${H}\n     1\t${"x".repeat(10)}\n... output truncated after line 1 of 2. Call view with view_range [2, 2] to see more.`,
+    );
+  });
+
+  it("never cuts a surrogate pair in half", () => {
+    expect(view(`${"x".repeat(9)}\u{1f600}yy`, undefined, 10).content).toBe(
+      `${H}\n     1\t${"x".repeat(9)}\n... line 1 is 13 characters long; only its first 10 are shown.`,
+    );
+  });
+
+  it("defaults to a budget of 16,000 characters", () => {
+    const line = "y".repeat(93); // 100 characters numbered
+    const text = `${line}\n`.repeat(200);
+    const shown = view(text).content.split("\n");
+    // k numbered lines of 100 characters cost 101k - 1: 158 fit (15,957), 159 would be 16,058.
+    expect(shown.length).toBe(1 + 158 + 1);
+    expect(shown.at(-1)).toBe(
+      "... output truncated after line 158 of 200. Call view with view_range [159, 200] to see more.",
     );
   });
 

@@ -175,7 +175,11 @@ const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dir
  * ```
  */
 export class FsStore implements MemoryStore {
-  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
+  readonly capabilities: StoreCapabilities = {
+    crossProcessSafe: true,
+    atomicDirectoryRename: true,
+    localStat: true,
+  };
   /** The real (link-free) absolute path of the root directory. */
   readonly root: string;
   private readonly resolution: Resolution;

@@ -148,8 +148,12 @@ describe("FsStore basics", () => {
     expect(store.isReservedName("~mem-lock")).toBe(false);
   });
 
-  it("declares cross-process safety and atomic directory renames", () => {
-    expect(fresh().store.capabilities).toEqual({ crossProcessSafe: true, atomicDirectoryRename: true });
+  it("declares cross-process safety, atomic directory renames and a local stat", () => {
+    expect(fresh().store.capabilities).toEqual({
+      crossProcessSafe: true,
+      atomicDirectoryRename: true,
+      localStat: true,
+    });
   });
 });
 

@@ -373,3 +373,41 @@ describe("HistoryStore change feed and store extras", () => {
     ]);
   });
 });
+
+describe("create with createOverwrites", () => {
+  it("keeps the replaced content as a version", async () => {
+    const store = new HistoryStore(new InMemoryStore());
+    const path = "/memories/plan.md";
+    await run(store, { command: "create", path, file_text: "v1\n" });
+    const result = await executeCommand(
+      store,
+      { command: "create", path, file_text: "v2\n" },
+      { createOverwrites: true },
+    );
+    expect(result).toEqual({ content: `File created successfully at: ${path}`, isError: false });
+    expect(await content(store, path)).toBe("v2\n");
+    const versions = await store.versions(path);
+    expect(versions).toHaveLength(1);
+    expect(text(await store.readVersion(path, versions[0]?.id ?? ""))).toBe("v1\n");
+  });
+
+  it("loses no writer's content under 16 concurrent overwrites: the file and the versions hold them all", async () => {
+    const store = new HistoryStore(new InMemoryStore());
+    const path = "/memories/plan.md";
+    await run(store, { command: "create", path, file_text: "start\n" });
+    const texts = Array.from({ length: 16 }, (_, i) => `writer ${i}\n`);
+    const results = await Promise.all(
+      texts.map((file_text) =>
+        executeCommand(store, { command: "create", path, file_text }, { createOverwrites: true }),
+      ),
+    );
+    expect(results.every((r) => r.content === `File created successfully at: ${path}` && !r.isError)).toBe(
+      true,
+    );
+    const kept = await Promise.all(
+      (await store.versions(path)).map(async (v) => text(await store.readVersion(path, v.id))),
+    );
+    const seen = new Set([...kept, await content(store, path)]);
+    for (const t of ["start\n", ...texts]) expect(seen).toContain(t);
+  });
+});

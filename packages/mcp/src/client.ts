@@ -1,5 +1,5 @@
 /** The client side: one call of a memory MCP server's tool, back as the engine's result. */
-import type { ToolResult } from "@mem/core";
+import { fromContentBlocks, type ToolResult, type ToolResultContentBlock } from "@mem/core";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { type CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -7,8 +7,9 @@ import { MEMORY_TOOL_NAME } from "./server.js";
 
 /**
  * Calls the `memory` tool of a server made by this package and returns its result as `executeCommand`
- * would: `{ content, isError }`. Throws when the reply is not one text block with an explicit `isError`,
- * which this package's servers always send, and on protocol errors (`McpError`).
+ * would: `{ content, isError }`, with `image` for the view of an image. Throws when the reply is not one
+ * text block (or the image's text and image) with an explicit `isError`, which this package's servers
+ * always send, and on protocol errors (`McpError`).
  *
  * @example
  * ```ts
@@ -31,9 +32,21 @@ export async function callMemoryTool(
     CallToolResultSchema,
     options,
   )) as CallToolResult;
-  const [first, ...rest] = result.content;
-  if (!first || first.type !== "text" || rest.length > 0 || typeof result.isError !== "boolean") {
-    throw new Error("the memory tool's reply is not one text block with an explicit isError");
+  const blocks = result.content.map((item): ToolResultContentBlock | null =>
+    item.type === "text"
+      ? { type: "text", text: item.text }
+      : item.type === "image" && (item.mimeType === "image/png" || item.mimeType === "image/jpeg")
+        ? { type: "image", source: { type: "base64", media_type: item.mimeType, data: item.data } }
+        : null,
+  );
+  const parsed =
+    typeof result.isError === "boolean" && blocks.every((b) => b !== null)
+      ? fromContentBlocks(blocks as ToolResultContentBlock[], result.isError)
+      : null;
+  if (!parsed) {
+    throw new Error(
+      "the memory tool's reply is not one text block, or an image view, with an explicit isError",
+    );
   }
-  return { content: first.text, isError: result.isError };
+  return parsed;
 }

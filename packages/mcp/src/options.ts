@@ -1,7 +1,13 @@
 /** Checks of the options an application passes: a bad one is a `TypeError` naming it and what is allowed. */
 import { checkQuotaOptions } from "@mem/core";
 
-const EXECUTE_LIMITS = ["maxFileBytes", "viewCharLimit", "listLimit", "conflictRetries"] as const;
+const EXECUTE_LIMITS = [
+  "maxFileBytes",
+  "viewCharLimit",
+  "listLimit",
+  "conflictRetries",
+  "maxImageBytes",
+] as const;
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -18,6 +24,7 @@ export function checkServerOptions(options: unknown): void {
   if (!isRecord(options)) throw new TypeError("options must be an object");
   checkBoolean(options, "readOnly");
   checkBoolean(options, "protocol");
+  checkBoolean(options, "createOverwrites");
   for (const name of EXECUTE_LIMITS) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {

@@ -5,6 +5,7 @@ import {
   MEMORY_PROTOCOL_DESCRIPTION,
   MEMORY_SYSTEM_PROMPT,
   MEMORY_TOOL_DESCRIPTION,
+  MEMORY_TOOL_OVERWRITING_DESCRIPTION,
   MEMORY_TOOL_READ_ONLY_DESCRIPTION,
   MEMORY_TOOL_TITLE,
   type MemoryStore,
@@ -21,6 +22,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { checkServerOptions } from "./options.js";
+import { toCallToolResult } from "./tool-result.js";
 import { SERVER_NAME, SERVER_VERSION } from "./version.js";
 
 /** The tool's name, as in the Messages API's `memory_20250818` tool. */
@@ -36,11 +38,6 @@ export interface MemoryMcpServerOptions extends ExecuteOptions {
   /** Offer the memory protocol of SPEC §6 as a prompt and a resource. Default `true`. */
   protocol?: boolean;
 }
-
-const toCallToolResult = ({ content, isError }: ToolResult): CallToolResult => ({
-  content: [{ type: "text", text: content }],
-  isError,
-});
 
 /**
  * An MCP server exposing `store` as one `memory` tool with the six commands of the memory tool. Every
@@ -70,7 +67,11 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
   const tool: Tool = {
     name: MEMORY_TOOL_NAME,
     title: MEMORY_TOOL_TITLE,
-    description: readOnly ? MEMORY_TOOL_READ_ONLY_DESCRIPTION : MEMORY_TOOL_DESCRIPTION,
+    description: readOnly
+      ? MEMORY_TOOL_READ_ONLY_DESCRIPTION
+      : execute.createOverwrites
+        ? MEMORY_TOOL_OVERWRITING_DESCRIPTION
+        : MEMORY_TOOL_DESCRIPTION,
     inputSchema: memoryToolInputSchema({ readOnly }) as Tool["inputSchema"],
     annotations: {
       title: MEMORY_TOOL_TITLE,

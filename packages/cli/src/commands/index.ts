@@ -10,6 +10,7 @@ import { exportCommand } from "./export.js";
 import { history, restore } from "./history.js";
 import { importCommand } from "./import.js";
 import { mcp } from "./mcp.js";
+import { putCommand } from "./put.js";
 import { rotate } from "./rotate.js";
 import { run } from "./run.js";
 import { sweep } from "./sweep.js";
@@ -21,6 +22,7 @@ export const COMMANDS: readonly CommandModule[] = [
   tree,
   view,
   cat,
+  putCommand,
   run,
   exportCommand,
   importCommand,

@@ -25,6 +25,8 @@ interface McpFlags {
   sensitive?: string;
   detectors?: string;
   expireAfter?: number;
+  createOverwrites?: boolean;
+  maxImageBytes?: number;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -122,6 +124,8 @@ export const mcp: CommandModule = (program, ctx) => {
     )
     .option("--view-char-limit <n>", "budget of numbered lines in one file view", count("--view-char-limit"))
     .option("--list-limit <n>", "most entries one directory view shows", count("--list-limit"))
+    .option("--create-overwrites", "let create replace an existing file (default: it is an error)")
+    .option("--max-image-bytes <n>", "largest image one view returns", count("--max-image-bytes"))
     .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .option(...EXPIRE_AFTER_OPTION)
@@ -142,6 +146,8 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.maxBytes !== undefined) server.maxTotalBytes = flags.maxBytes;
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
+      if (flags.createOverwrites) server.createOverwrites = true;
+      if (flags.maxImageBytes !== undefined) server.maxImageBytes = flags.maxImageBytes;
       server.sensitive = guardOptions(flags);
       // The store is checked before the server announces itself: one that cannot work fails now, not
       // on every call.

@@ -135,5 +135,31 @@ export function concurrencySuite<S extends MemoryStore>(harness: Harness<S>): vo
         }),
       harness.timeout,
     );
+
+    it(
+      "16 concurrent creates with createOverwrites on one file all succeed, and one of them is the file",
+      () =>
+        harness.withStore(async (store) => {
+          const path = "/memories/shared/overwritten.md";
+          const texts = range(16).map((i) => `writer ${i}\n${"line\n".repeat(i)}`);
+          await withPeers(harness, store, texts.length, async (peers) => {
+            const results = await Promise.all(
+              peers.map((peer, i) =>
+                executeCommand(
+                  peer,
+                  { command: "create", path, file_text: texts[i] },
+                  { createOverwrites: true },
+                ),
+              ),
+            );
+            for (const result of results)
+              expect(outcome(result)).toEqual({ content: created(path), isError: false });
+          });
+          const file = await store.read(path);
+          expect(texts).toContain(new TextDecoder().decode(file?.data));
+          expect((await store.list("/memories/shared", 1))?.entries.map((e) => e.path)).toEqual([path]);
+        }),
+      harness.timeout,
+    );
   });
 }

@@ -1,9 +1,25 @@
 import type { AnthropicBeta } from "@anthropic-ai/sdk/resources/beta";
-import type { BetaClearToolUses20250919Edit } from "@anthropic-ai/sdk/resources/beta/messages/messages";
+import type {
+  BetaClearToolUses20250919Edit,
+  BetaCompact20260112Edit,
+} from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import { MEMORY_TOOL_DEFINITION } from "./memory-tool.js";
 
 /** The beta that enables `context_management` on the Messages API. */
 export const CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27" satisfies AnthropicBeta;
+
+/** The beta that enables the server-side compaction edit, `compact_20260112`. */
+export const COMPACTION_BETA = "compact-2026-01-12" satisfies AnthropicBeta;
+
+/** Server-side compaction: the API summarises older context into a `compaction` block. */
+export interface CompactionOptions {
+  /** Compact once the prompt reaches this many input tokens. Default: the API's (150,000). */
+  triggerInputTokens?: number;
+  /** Further instructions for the summary. */
+  instructions?: string;
+  /** Stop after compacting and return the `compaction` block to the application. Default false. */
+  pauseAfterCompaction?: boolean;
+}
 
 export interface ContextManagementOptions {
   /** Clear old tool results once the prompt reaches this many input tokens. Default 100,000. */
@@ -19,12 +35,17 @@ export interface ContextManagementOptions {
   clearToolInputs?: boolean;
   /** Further tools whose uses are never cleared; the memory tool's are always kept. */
   excludeTools?: readonly string[];
+  /**
+   * Also ask for server-side compaction (`compact_20260112`), after the clearing edit: `true` for the API's
+   * defaults, or its options. Default: no compaction.
+   */
+  compact?: boolean | CompactionOptions;
 }
 
 /** Request fields to spread into `messages.create()` or `toolRunner()` params. */
 export interface ContextManagementParams {
   betas: AnthropicBeta[];
-  context_management: { edits: BetaClearToolUses20250919Edit[] };
+  context_management: { edits: (BetaClearToolUses20250919Edit | BetaCompact20260112Edit)[] };
 }
 
 /**
@@ -41,7 +62,7 @@ export interface ContextManagementParams {
  *   max_tokens: 2048,
  *   tools: [memoryTool(store)],
  *   messages,
- *   ...contextManagement({ triggerInputTokens: 50_000 }),
+ *   ...contextManagement({ triggerInputTokens: 50_000, compact: { triggerInputTokens: 150_000 } }),
  * });
  * ```
  */
@@ -56,5 +77,22 @@ export const contextManagement = (options: ContextManagementOptions = {}): Conte
     edit.clear_at_least = { type: "input_tokens", value: options.clearAtLeastTokens };
   }
   if (options.clearToolInputs !== undefined) edit.clear_tool_inputs = options.clearToolInputs;
-  return { betas: [CONTEXT_MANAGEMENT_BETA], context_management: { edits: [edit] } };
+  const compaction = compactionEdit(options.compact);
+  if (!compaction) return { betas: [CONTEXT_MANAGEMENT_BETA], context_management: { edits: [edit] } };
+  return {
+    betas: [CONTEXT_MANAGEMENT_BETA, COMPACTION_BETA],
+    context_management: { edits: [edit, compaction] },
+  };
+};
+
+const compactionEdit = (option: boolean | CompactionOptions | undefined): BetaCompact20260112Edit | null => {
+  if (option === undefined || option === false) return null;
+  const edit: BetaCompact20260112Edit = { type: "compact_20260112" };
+  if (option === true) return edit;
+  if (option.triggerInputTokens !== undefined) {
+    edit.trigger = { type: "input_tokens", value: option.triggerInputTokens };
+  }
+  if (option.instructions !== undefined) edit.instructions = option.instructions;
+  if (option.pauseAfterCompaction !== undefined) edit.pause_after_compaction = option.pauseAfterCompaction;
+  return edit;
 };

@@ -1,16 +1,15 @@
 import type { BetaRunnableTool } from "@anthropic-ai/sdk/lib/tools/BetaRunnableTool";
 import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
-import type {
-  BetaMemoryTool20250818,
-  BetaToolResultBlockParam,
-  BetaToolUseBlock,
-} from "@anthropic-ai/sdk/resources/beta";
+import type { BetaMemoryTool20250818, BetaToolUseBlock } from "@anthropic-ai/sdk/resources/beta";
+import type { MemoryTool20250818, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
 import {
   type ExecuteOptions,
   executeCommand,
   type MemoryStore,
   resolveGuard,
   type ToolResult,
+  type ToolResultContentBlock,
+  toContentBlocks,
 } from "../index.js";
 import { msg } from "../messages.js";
 import { checkQuotaOptions } from "../quota.js";
@@ -18,8 +17,20 @@ import { checkQuotaOptions } from "../quota.js";
 /** The tool's definition as the Messages API expects it in `tools`. */
 export const MEMORY_TOOL_DEFINITION = { type: "memory_20250818", name: "memory" } as const;
 
-export interface MemoryToolOptions extends ExecuteOptions {
-  /** Extra fields of the tool definition, e.g. `{ cache_control: { type: "ephemeral" } }`. */
+/** The optional fields of the GA tool definition: `cache_control`, `defer_loading`, `allowed_callers`, ... */
+export type MemoryToolDefinitionFields = Omit<MemoryTool20250818, "type" | "name">;
+
+/** The definition fields `memoryTool` copies into the tool it returns. */
+const DEFINITION_FIELDS = [
+  "allowed_callers",
+  "cache_control",
+  "defer_loading",
+  "input_examples",
+  "strict",
+] as const satisfies readonly (keyof MemoryToolDefinitionFields)[];
+
+export interface MemoryToolOptions extends ExecuteOptions, MemoryToolDefinitionFields {
+  /** Extra fields of the tool definition, as an object; the same fields given at the top level win. */
   definition?: Omit<BetaMemoryTool20250818, "type" | "name">;
 }
 
@@ -32,7 +43,9 @@ const runCommand = async (
   input: unknown,
   options: MemoryToolOptions,
 ): Promise<ToolResult> => {
-  const { definition: _definition, ...execute } = options;
+  const execute: ExecuteOptions & Record<string, unknown> = { ...options };
+  delete execute["definition"];
+  for (const field of DEFINITION_FIELDS) delete execute[field];
   try {
     return await executeCommand(store, input, execute);
   } catch (error) {
@@ -76,33 +89,45 @@ export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}):
   checkQuotaOptions(options);
   resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
   let previous: Promise<unknown> = Promise.resolve();
+  const fields: Record<string, unknown> = {};
+  for (const field of DEFINITION_FIELDS) if (options[field] !== undefined) fields[field] = options[field];
   return {
     ...options.definition,
+    ...(fields as Omit<BetaMemoryTool20250818, "type" | "name">),
     ...MEMORY_TOOL_DEFINITION,
     // The engine validates the raw input itself, so that malformed input gets the spec's messages.
     parse: (input: unknown): unknown => input,
-    run: async (input: unknown): Promise<string> => {
+    run: async (input: unknown): Promise<string | ToolResultContentBlock[]> => {
       const result = previous.then(() => runCommand(store, input, options));
       previous = result;
-      const { content, isError } = await result;
+      const outcome = await result;
       // The runner sends a ToolError's content as it is, with `is_error: true`.
-      if (isError) throw new ToolError(content);
-      return content;
+      if (outcome.isError) throw new ToolError(outcome.content);
+      // An image view is two blocks, the text and the image; everything else is its text.
+      return outcome.image ? toContentBlocks(outcome) : outcome.content;
     },
   };
 };
 
-/** A `tool_result` block with an explicit `is_error`. */
-export interface MemoryToolResultBlock extends BetaToolResultBlockParam {
+/**
+ * A `tool_result` block with an explicit `is_error`, usable in GA and beta requests alike. `content` is
+ * the result's text, or for an image view its two blocks (text, then image).
+ */
+export interface MemoryToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  content: string | ToolResultContentBlock[];
   is_error: boolean;
 }
 
+/** A `tool_use` block of the GA or the beta Messages API; `name` may be left out. */
+export type MemoryToolUseBlock = Pick<ToolUseBlock | BetaToolUseBlock, "id" | "input"> & { name?: string };
+
 /**
- * Runs one memory `tool_use` block and returns its `tool_result` block, for hand-written agent loops.
- * Never throws: every failure becomes an error result.
+ * Runs one memory `tool_use` block (GA or beta) and returns its `tool_result` block, for hand-written agent
+ * loops. Every failure of the call, including a block that is not an object (`null`), becomes an error
+ * result. A block naming another tool is the application's mistake: the promise rejects with a
+ * `TypeError` naming that tool, before anything runs.
  *
  * @example
  * ```ts
@@ -116,10 +141,34 @@ export interface MemoryToolResultBlock extends BetaToolResultBlockParam {
  * ```
  */
 export const handleMemoryToolUse = async (
-  block: Pick<BetaToolUseBlock, "id" | "input">,
+  block: MemoryToolUseBlock | null | undefined,
   store: MemoryStore,
   options: MemoryToolOptions = {},
 ): Promise<MemoryToolResultBlock> => {
-  const result = await runCommand(store, block.input, options);
-  return { type: "tool_result", tool_use_id: block.id, content: result.content, is_error: result.isError };
+  const fields = readBlock(block);
+  if (typeof fields.name === "string" && fields.name !== MEMORY_TOOL_DEFINITION.name) {
+    throw new TypeError(
+      `handleMemoryToolUse: the tool_use block is for the tool "${fields.name}", not "${MEMORY_TOOL_DEFINITION.name}"`,
+    );
+  }
+  const result = fields.ok ? await runCommand(store, fields.input, options) : fields.failure;
+  const content = result.image ? toContentBlocks(result) : result.content;
+  return { type: "tool_result", tool_use_id: fields.id, content, is_error: result.isError };
+};
+
+type BlockFields =
+  | { ok: true; id: string; name: unknown; input: unknown }
+  | { ok: false; id: string; name: unknown; failure: ToolResult };
+
+/** The block's fields, read once; a block that is not an object, or whose getters throw, is an error result. */
+const readBlock = (block: unknown): BlockFields => {
+  if (typeof block !== "object" || block === null) {
+    return { ok: false, id: "", name: undefined, failure: { content: msg.notAnObject(), isError: true } };
+  }
+  try {
+    const { id, name, input } = block as Record<string, unknown>;
+    return { ok: true, id: typeof id === "string" ? id : "", name, input };
+  } catch {
+    return { ok: false, id: "", name: undefined, failure: { content: msg.unexpected(), isError: true } };
+  }
 };
