@@ -120,7 +120,7 @@ describe("parseStoreUrl", () => {
 
   it("rejects unknown schemes and malformed URLs with a message that shows the accepted forms", () => {
     expect(fails("ftp://x/y")).toBe(
-      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://user:password@host:port/database (or postgresql://), encrypted+<one of the above>, <any of them>?tenant=<id>.',
+      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://user:password@host:port/database (or postgresql://), sqlite:<file>, encrypted+<one of the above>, <any of them>?tenant=<id>.',
     );
     expect(fails("./memory")).toMatch(/has no scheme/);
     expect(fails("")).toMatch(/has no scheme/);
