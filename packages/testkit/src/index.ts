@@ -4,3 +4,5 @@ export * from "./redis.js";
 export * from "./rgw.js";
 export * from "./s3.js";
 export * from "./surface.js";
+export * from "./fixtures.js";
+export * from "./sealed.js";
