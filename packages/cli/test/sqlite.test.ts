@@ -63,7 +63,9 @@ describe("mem on a SQLite file", () => {
       stderr: "",
     });
     const view = await runMem(["view", url, "/memories/notes/a.md"]);
-    expect(view.out).toBe("Here's the content of /memories/notes/a.md with line numbers:\n     1\tone\n     2\ttwo\n");
+    expect(view.out).toBe(
+      "Here's the content of /memories/notes/a.md with line numbers:\n     1\tone\n     2\ttwo\n",
+    );
     const tree = await runMem(["tree", url]);
     expect({ code: tree.code, out: tree.out }).toEqual({
       code: 0,

@@ -11,5 +11,8 @@ const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
 
 /** Starts `test/fixtures/{script}` of this package in a fresh Node.js process running the TypeScript sources. */
-export const startFixture = (script: string, args: string[], stdin: "ignore" | "pipe" = "pipe"): ChildProcess =>
-  start(packageDir, script, args, stdin);
+export const startFixture = (
+  script: string,
+  args: string[],
+  stdin: "ignore" | "pipe" = "pipe",
+): ChildProcess => start(packageDir, script, args, stdin);

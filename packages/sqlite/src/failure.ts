@@ -34,6 +34,11 @@ export const reasonOf = (error: unknown): string => {
     for (const [pattern, reason] of REASONS) if (pattern.test(code)) return reason;
     return `database error ${code}`;
   }
-  if (error instanceof TypeError && /not open|closed/i.test(error.message)) return "the store is closed";
+  // better-sqlite3's own messages, matched, never shown.
+  if (error instanceof TypeError && /^Cannot open database/.test(error.message)) {
+    return "cannot open the database file";
+  }
+  if (error instanceof TypeError && /connection is not open/.test(error.message))
+    return "the store is closed";
   return systemReason(code) ?? "database error";
 };

@@ -1,5 +1,6 @@
 import {
   AlreadyExistsError,
+  backoffDelay,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -18,6 +19,7 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  sleep,
   type Usage,
   type Version,
   type WriteCondition,
@@ -47,14 +49,25 @@ export type SqliteStoreOptions = ExpiryOptions & {
       }
   );
 
+/** Attempts of an edit that keeps losing to other processes' writes, as core's own edits. */
+const EDIT_ATTEMPTS = 100;
+
 /** Attempts at the write lock, each waiting up to `busyTimeoutMs`. */
 const LOCK_ATTEMPTS = 6;
 
 /** Marks the options of a scope: the parent's shared state rides along under this key. */
 const SHARED = Symbol("SqliteStore.shared");
 
+interface Edit {
+  readonly change: (current: Uint8Array) => Uint8Array | null;
+  readonly resolve: (found: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 interface Shared {
   readonly dispatcher: Dispatcher;
+  /** Each file's queue of in-process edits waiting for the one being written, by tenant key and path. */
+  readonly edits: Map<string, Edit[]>;
   readonly expiry: Expiry | null;
   readonly path: string | undefined;
 }
@@ -93,7 +106,7 @@ export class SqliteStore implements MemoryStore {
   readonly #owner: boolean;
 
   constructor(options: SqliteStoreOptions) {
-    const scoped = (options as { [SHARED]?: { shared: Shared; tenants: string[] } })[SHARED];
+    const scoped = (options as { [SHARED]?: { shared: Shared; tenants: string[] } } | undefined)?.[SHARED];
     if (scoped) {
       this.#shared = scoped.shared;
       this.tenants = scoped.tenants;
@@ -113,6 +126,7 @@ export class SqliteStore implements MemoryStore {
         : new InlineTransport(options.database, settings);
     this.#shared = {
       dispatcher: new Dispatcher(transport),
+      edits: new Map(),
       expiry,
       path: "path" in options ? options.path : undefined,
     };
@@ -174,6 +188,75 @@ export class SqliteStore implements MemoryStore {
 
   rename(from: string, to: string): Promise<void> {
     return this.#run({ op: "rename", path: from, to });
+  }
+
+  /**
+   * An atomic edit: read, `change`, and a write conditional on the version read. Edits of one file that
+   * queue up in this process (through this store or its scopes) while one is being written are applied
+   * one after the other to the same bytes and stored with one write, so they never collide with each
+   * other; a collision with another connection's write runs them again on the fresh file, with backoff.
+   */
+  update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const { edits } = this.#shared;
+    const key = `${this.#key}\0${path}`;
+    return new Promise((resolve, reject) => {
+      const queue = edits.get(key);
+      if (queue) {
+        queue.push({ change, resolve, reject });
+        return;
+      }
+      const fresh: Edit[] = [{ change, resolve, reject }];
+      edits.set(key, fresh);
+      void this.#edit(key, path, fresh);
+    });
+  }
+
+  /** Applies the queued edits of one file in rounds, until no more arrive. */
+  async #edit(key: string, path: string, queue: Edit[]): Promise<void> {
+    const { edits } = this.#shared;
+    while (queue.length > 0) {
+      const round = queue.splice(0);
+      try {
+        const outcomes = await this.#applyRound(path, round);
+        for (const [i, edit] of round.entries()) {
+          const outcome = outcomes[i]!;
+          if (outcome instanceof Error) edit.reject(outcome);
+          else edit.resolve(outcome);
+        }
+      } catch (error) {
+        for (const edit of round) edit.reject(error);
+      }
+    }
+    edits.delete(key);
+  }
+
+  async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | Error>> {
+    for (let attempt = 0; ; attempt++) {
+      const file = await this.read(path);
+      if (!file) return round.map(() => false);
+      let data = file.data;
+      let changed = false;
+      const outcomes = round.map((edit): boolean | Error => {
+        try {
+          const next = edit.change(data);
+          if (next !== null) {
+            data = next;
+            changed = true;
+          }
+          return true;
+        } catch (error) {
+          return error as Error;
+        }
+      });
+      if (!changed) return outcomes;
+      try {
+        await this.write(path, data, { ifVersion: file.version });
+        return outcomes;
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt + 1 >= EDIT_ATTEMPTS) throw error;
+        await sleep(backoffDelay(attempt));
+      }
+    }
   }
 
   /** Files and bytes of this scope, hidden files included, from its maintained totals: one row read. */

@@ -39,7 +39,15 @@ describe("several processes on one database", () => {
       const tags = ["p0", "p1"];
       const exits = await Promise.all(
         tags.map((tag) =>
-          exitOf(startFixture(packageDir, "insert-worker.ts", [path, tag, String(writers), String(count), ...files])),
+          exitOf(
+            startFixture(packageDir, "insert-worker.ts", [
+              path,
+              tag,
+              String(writers),
+              String(count),
+              ...files,
+            ]),
+          ),
         ),
       );
       for (const exit of exits) expect(exit).toEqual({ code: 0, signal: null, stderr: "" });
@@ -50,7 +58,9 @@ describe("several processes on one database", () => {
         lines.push(...text.split("\n").filter((line) => line.startsWith("p")));
       }
       const expected = tags.flatMap((tag) =>
-        Array.from({ length: writers }, (_, w) => Array.from({ length: count }, (_, i) => `${tag}-${w}-${i}`)).flat(),
+        Array.from({ length: writers }, (_, w) =>
+          Array.from({ length: count }, (_, i) => `${tag}-${w}-${i}`),
+        ).flat(),
       );
       expect(lines.sort()).toEqual(expected.sort());
       const listed = await store.files();
@@ -84,7 +94,8 @@ describe("crash safety", () => {
         expect(exit.signal, exit.stderr).toBe("SIGKILL");
         // Only lines printed whole count: the last one may have been cut by the kill.
         const complete = out.slice(0, out.lastIndexOf("\n") + 1);
-        for (const line of complete.split("\n")) if (line.startsWith("ack ")) acknowledged.push(line.slice(4));
+        for (const line of complete.split("\n"))
+          if (line.startsWith("ack ")) acknowledged.push(line.slice(4));
 
         expect(integrity(path)).toBe("ok");
         const store = new SqliteStore({ path });
@@ -111,8 +122,15 @@ describe("crash safety", () => {
       }
       expect(acknowledged.length).toBeGreaterThan(16);
       const store = new SqliteStore({ path });
-      const result = await executeCommand(store, { command: "create", path: "/memories/after.txt", file_text: "ok\n" });
-      expect(result).toEqual({ content: "File created successfully at: /memories/after.txt", isError: false });
+      const result = await executeCommand(store, {
+        command: "create",
+        path: "/memories/after.txt",
+        file_text: "ok\n",
+      });
+      expect(result).toEqual({
+        content: "File created successfully at: /memories/after.txt",
+        isError: false,
+      });
       await store.close();
     },
   );

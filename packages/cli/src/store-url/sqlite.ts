@@ -19,7 +19,8 @@ export const sqliteBackend: Backend<SqliteSpec> = {
     // `sqlite://file` would read as a host; the form is `sqlite:<path>`.
     const file = path.startsWith("//") ? path.slice(2) : path;
     if (file === "") throw new StoreUrlError('Store URL "sqlite:" needs a file, e.g. sqlite:./memory.db');
-    if (file.includes("\0")) throw new StoreUrlError("Store URL: the sqlite file name contains a NUL character.");
+    if (file.includes("\0"))
+      throw new StoreUrlError("Store URL: the sqlite file name contains a NUL character.");
     if (file.includes("?")) {
       throw new StoreUrlError(
         'Store URL: sqlite: takes no query other than ?tenant= (a file name with "?" cannot be used).',
