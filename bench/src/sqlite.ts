@@ -172,31 +172,35 @@ try {
   const create: number[] = [];
   const replace: number[] = [];
   const rounds = quick ? 30 : 200;
-  const [, floorStall] = await stallDuring(async () => {
-    for (let i = 0; i < rounds; i++) {
-      floor.push(await timed(async () => floorWrite(floorDir, `f${i}.md`, TEXT)));
-      create.push(
-        await timed(() =>
-          executeCommand(floorStore, { command: "create", path: `/memories/c${i}.md`, file_text: TEXT }),
-        ),
-      );
-      const [from, to] = i % 2 === 0 ? ["line 7:", "LINE 7:"] : ["LINE 7:", "line 7:"];
-      replace.push(
-        await timed(() =>
-          executeCommand(floorStore, {
-            command: "str_replace",
-            path: "/memories/edit.md",
-            old_str: from,
-            new_str: to,
-          }),
-        ),
-      );
-    }
-  });
+  // The floor's own fsyncs block the loop by design: only the store's commands are watched.
+  let floorStall = 0;
+  const watched = async (run: () => Promise<unknown>): Promise<number> => {
+    const [ms, stall] = await stallDuring(() => timed(run));
+    floorStall = Math.max(floorStall, stall);
+    return ms;
+  };
+  for (let i = 0; i < rounds; i++) {
+    floor.push(await timed(async () => floorWrite(floorDir, `f${i}.md`, TEXT)));
+    create.push(
+      await watched(() =>
+        executeCommand(floorStore, { command: "create", path: `/memories/c${i}.md`, file_text: TEXT }),
+      ),
+    );
+    const [from, to] = i % 2 === 0 ? ["line 7:", "LINE 7:"] : ["LINE 7:", "line 7:"];
+    replace.push(
+      await watched(() =>
+        executeCommand(floorStore, {
+          command: "str_replace",
+          path: "/memories/edit.md",
+          old_str: from,
+          new_str: to,
+        }),
+      ),
+    );
+  }
   await floorStore.close();
-  stalls.push(
-    `| sqlite | create and str_replace, one at a time (the floor rounds; includes the floor's own sync fsyncs) | ${f1(floorStall)} |`,
-  );
+  longestStall = Math.max(longestStall, floorStall);
+  stalls.push(`| sqlite | create and str_replace, one at a time | ${f1(floorStall)} |`);
 
   const ratio = (x: number, y: number) => `${f2(x / y)}x`;
   const lost = (phase: PhaseResult) => `${phase.lostUpdates ?? 0}`;
