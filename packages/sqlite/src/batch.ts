@@ -10,15 +10,20 @@ import { changes, type Failure, type Reply, type Request } from "./protocol.js";
 import { migrate } from "./schema.js";
 
 export interface ConnectionSettings {
-  /** How long SQLite itself waits for another connection's write lock, per attempt. */
+  /** How long a batch waits for another connection's write lock before it fails. */
   readonly busyTimeoutMs: number;
-  /** Attempts at taking the write lock before a batch fails with "the database is locked". */
-  readonly lockAttempts: number;
 }
+
+/**
+ * SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20, 25 ... 100 ms between tries, long next to a
+ * 1-2 ms commit: it waits only briefly (for checkpoints and recovery), and taking the write lock is
+ * retried here with short jittered pauses instead.
+ */
+const SQLITE_BUSY_MS = 5;
 
 /** Sets up a connection: WAL, full fsync at every commit, the busy timeout, and the schema. */
 export const prepareConnection = (db: Database.Database, settings: ConnectionSettings): Engine => {
-  db.pragma(`busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
+  db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
   // A database another process is converting answers BUSY; the busy timeout covers the wait.
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
@@ -58,15 +63,16 @@ export const runBatch = (
   settings: ConnectionSettings,
 ): Reply[] => {
   const writing = requests.some(changes);
-  for (let attempt = 1; ; attempt++) {
+  const deadline = Date.now() + settings.busyTimeoutMs;
+  for (let attempt = 0; ; attempt++) {
     try {
       db.exec(writing ? "BEGIN IMMEDIATE" : "BEGIN");
       break;
     } catch (error) {
-      if (!isBusy(error) || attempt >= settings.lockAttempts) {
+      if (!isBusy(error) || Date.now() >= deadline) {
         return requests.map(() => ({ ok: false, failure: failed(error) }));
       }
-      pause(Math.random() * Math.min(100, 2 ** attempt));
+      pause(Math.random() * Math.min(10, 0.5 * 2 ** attempt));
     }
   }
   const replies: Reply[] = [];

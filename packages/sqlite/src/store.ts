@@ -31,8 +31,8 @@ import type { Request, Results } from "./protocol.js";
 
 export type SqliteStoreOptions = ExpiryOptions & {
   /**
-   * How long one attempt at the write lock waits for another connection (another process, or another
-   * store on the same file) before trying again. Default 5,000 ms; a change fails after 6 attempts.
+   * How long a change waits for the write lock while another connection (another process, or another
+   * store on the same file) holds it, before it fails. Default 5,000 ms.
    */
   busyTimeoutMs?: number;
 } & (
@@ -51,9 +51,6 @@ export type SqliteStoreOptions = ExpiryOptions & {
 
 /** Attempts of an edit that keeps losing to other processes' writes, as core's own edits. */
 const EDIT_ATTEMPTS = 100;
-
-/** Attempts at the write lock, each waiting up to `busyTimeoutMs`. */
-const LOCK_ATTEMPTS = 6;
 
 /** Marks the options of a scope: the parent's shared state rides along under this key. */
 const SHARED = Symbol("SqliteStore.shared");
@@ -116,10 +113,7 @@ export class SqliteStore implements MemoryStore {
     }
     checkStoreOptions(options);
     const expiry = expiryOf(options);
-    const settings: ConnectionSettings = {
-      busyTimeoutMs: options.busyTimeoutMs ?? 5_000,
-      lockAttempts: LOCK_ATTEMPTS,
-    };
+    const settings: ConnectionSettings = { busyTimeoutMs: options.busyTimeoutMs ?? 5_000 };
     const transport =
       "path" in options
         ? new WorkerTransport(options.path, settings)
