@@ -23,11 +23,13 @@ const SQLITE_BUSY_MS = 5;
 
 /** Sets up a connection: WAL, full fsync at every commit, the busy timeout, and the schema. */
 export const prepareConnection = (db: Database.Database, settings: ConnectionSettings): Engine => {
-  db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
-  // A database another process is converting answers BUSY; the busy timeout covers the wait.
+  // Setting up waits the whole timeout: converting a new file to WAL and creating the schema take locks
+  // that every connection opening the file at the same moment asks for.
+  db.pragma(`busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   migrate(db);
+  db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
   return new Engine(db);
 };
 
@@ -54,7 +56,9 @@ const pause = (ms: number): void => {
 
 /**
  * Runs `requests` in one transaction (a write transaction when any of them changes something) and
- * answers each. Taking the write lock is retried with backoff when other processes keep it busy.
+ * answers each. When another connection keeps the database busy (the write lock taken, a checkpoint or a
+ * recovery under way), the whole batch is rolled back and run again after a short jittered pause, until
+ * `busyTimeoutMs` has passed.
  */
 export const runBatch = (
   db: Database.Database,
@@ -66,30 +70,33 @@ export const runBatch = (
   const deadline = Date.now() + settings.busyTimeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      db.exec(writing ? "BEGIN IMMEDIATE" : "BEGIN");
-      break;
+      return attemptBatch(db, engine, requests, writing);
     } catch (error) {
+      if (db.inTransaction) {
+        try {
+          db.exec("ROLLBACK");
+        } catch {
+          // The connection is unusable; the next batch reports its own failure.
+        }
+      }
       if (!isBusy(error) || Date.now() >= deadline) {
         return requests.map(() => ({ ok: false, failure: failed(error) }));
       }
       pause(Math.random() * Math.min(10, 0.5 * 2 ** attempt));
     }
   }
-  const replies: Reply[] = [];
-  try {
-    for (const request of requests) replies.push(runOne(db, engine, request, writing));
-    db.exec("COMMIT");
-    return replies;
-  } catch (error) {
-    if (db.inTransaction) {
-      try {
-        db.exec("ROLLBACK");
-      } catch {
-        // The connection is unusable; the next batch reports its own failure.
-      }
-    }
-    return requests.map(() => ({ ok: false, failure: failed(error) }));
-  }
+};
+
+const attemptBatch = (
+  db: Database.Database,
+  engine: Engine,
+  requests: readonly Request[],
+  writing: boolean,
+): Reply[] => {
+  db.exec(writing ? "BEGIN IMMEDIATE" : "BEGIN");
+  const replies = requests.map((request) => runOne(db, engine, request, writing));
+  db.exec("COMMIT");
+  return replies;
 };
 
 const runOne = (db: Database.Database, engine: Engine, request: Request, writing: boolean): Reply => {
@@ -99,13 +106,13 @@ const runOne = (db: Database.Database, engine: Engine, request: Request, writing
     if (writing) db.exec("RELEASE request");
     return { ok: true, value };
   } catch (error) {
+    // A busy database or a failure that ended the transaction fails the batch (retried when busy).
+    if (isBusy(error) || !db.inTransaction) throw error;
     if (writing) {
       db.exec("ROLLBACK TO request");
       db.exec("RELEASE request");
     }
     if (error instanceof EngineFailure) return { ok: false, failure: error.failure };
-    // A disk or lock failure inside a statement spoils the whole transaction: let the batch fail.
-    if ((error as { code?: unknown }).code !== undefined && !db.inTransaction) throw error;
     return { ok: false, failure: failed(error) };
   }
 };

@@ -32,7 +32,7 @@ import type { Request, Results } from "./protocol.js";
 export type SqliteStoreOptions = ExpiryOptions & {
   /**
    * How long a change waits for the write lock while another connection (another process, or another
-   * store on the same file) holds it, before it fails. Default 5,000 ms.
+   * store on the same file) holds it, before it fails. Default 30,000 ms.
    */
   busyTimeoutMs?: number;
 } & (
@@ -113,7 +113,7 @@ export class SqliteStore implements MemoryStore {
     }
     checkStoreOptions(options);
     const expiry = expiryOf(options);
-    const settings: ConnectionSettings = { busyTimeoutMs: options.busyTimeoutMs ?? 5_000 };
+    const settings: ConnectionSettings = { busyTimeoutMs: options.busyTimeoutMs ?? 30_000 };
     const transport =
       "path" in options
         ? new WorkerTransport(options.path, settings)

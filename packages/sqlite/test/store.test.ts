@@ -192,3 +192,17 @@ describe("edits of one file in one process", () => {
     expect(await store.update("/memories/none.md", () => bytes("x"))).toBe(false);
   });
 });
+
+describe("opening one new file from many connections at once", () => {
+  it("creates the schema once and every connection works", async () => {
+    const path = freshPath();
+    const stores = Array.from({ length: 8 }, () => new SqliteStore({ path }));
+    await Promise.all(stores.map((store) => store.check()));
+    await Promise.all(
+      stores.map((store, i) => store.write(`/memories/${i}.md`, bytes(`${i}`), { ifAbsent: true })),
+    );
+    expect(await stores[0]!.usage()).toEqual({ files: 8, bytes: 8 });
+    await Promise.all(stores.map((store) => store.close()));
+    rmSync(dirname(path), { recursive: true, force: true });
+  });
+});
