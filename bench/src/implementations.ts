@@ -8,6 +8,7 @@ import {
   postgresBackend,
   redisBackend,
   s3Backend,
+  sqliteBackend,
 } from "./ours.js";
 import type { PgCounters } from "./pg-counters.js";
 import type { RedisCounters } from "./redis-counters.js";
@@ -91,6 +92,13 @@ export const IMPLEMENTATIONS: readonly ImplementationInfo[] = [
     needs: "postgres",
   },
   {
+    name: "sqlite",
+    kind: "ours",
+    family: "fs",
+    label: "executeCommand + SqliteStore (one file, WAL; one store per process, shared by its agents)",
+    durability: "WAL fsync (synchronous=FULL) before replying; changes that arrive together share a commit",
+  },
+  {
     name: "raw-fs",
     kind: "raw",
     family: "fs",
@@ -139,6 +147,8 @@ export const createBackend = async (name: string, env: ChildEnv, hooks: Hooks): 
       return s3Backend(env, hooks.s3RequestCounters, hooks.s3Client);
     case "postgres":
       return postgresBackend(hooks.postgres);
+    case "sqlite":
+      return sqliteBackend(env);
     case "raw-fs":
       return (await import("./raw-fs.js")).rawFsBackend(env);
     case "raw-postgres": {

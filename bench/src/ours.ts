@@ -3,6 +3,7 @@
  * that one that does not load yet is reported as not available instead of stopping the run.
  */
 import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type ExecuteOptions, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import type { Redis, RedisOptions } from "ioredis";
@@ -77,6 +78,25 @@ type FsStoreClass = Constructor<[{ root: string }], MemoryStore>;
 export const fsBackend = async (env: ChildEnv): Promise<Backend> => {
   const FsStore = await load<FsStoreClass>("@mem/fs", "FsStore");
   return storeBackend(async (ns) => new FsStore({ root: join(env.tmpDir, "fs", ns) }));
+};
+
+type SqliteStoreClass = Constructor<[{ path: string }], MemoryStore>;
+
+/**
+ * One store per database file, shared by every tool over it: an application serving several agents
+ * holds one store per process (its commits are shared between them), as it holds one pool for Postgres.
+ */
+export const sqliteBackend = async (env: ChildEnv): Promise<Backend> => {
+  const SqliteStore = await load<SqliteStoreClass>("@mem/sqlite", "SqliteStore");
+  mkdirSync(join(env.tmpDir, "sqlite"), { recursive: true });
+  const byNamespace = new Map<string, MemoryStore>();
+  return storeBackend(async (ns) => {
+    const existing = byNamespace.get(ns);
+    if (existing) return existing;
+    const store = new SqliteStore({ path: join(env.tmpDir, "sqlite", `${ns}.db`) });
+    byNamespace.set(ns, store);
+    return store;
+  });
 };
 
 type EncryptedStoreClass = Constructor<

@@ -55,9 +55,9 @@ const timed = async (action: () => Promise<unknown>): Promise<number> => {
 // The durable-write floor
 
 const LINES = Array.from({ length: 40 }, (_, i) => `line ${i}: something worth remembering about the user`);
-const TEXT = `${LINES.join("\n")}\n`;
+export const TEXT = `${LINES.join("\n")}\n`;
 
-const floorWrite = (dir: string, name: string, data: string): void => {
+export const floorWrite = (dir: string, name: string, data: string): void => {
   const temp = join(dir, `.tmp-${randomBytes(6).toString("hex")}`);
   const fd = openSync(temp, "w", 0o600);
   try {
@@ -117,13 +117,13 @@ const measureFloor = async (rounds: number): Promise<FloorResult> => {
 // ---------------------------------------------------------------------------------------------------
 // Listing scale
 
-type Layout = "flat" | "deep";
-const pathOf = (layout: Layout, files: number, i: number): string =>
+export type Layout = "flat" | "deep";
+export const pathOf = (layout: Layout, files: number, i: number): string =>
   layout === "flat"
     ? `/memories/d${String(i % Math.max(1, files / 100)).padStart(3, "0")}/f${i}.md`
     : `/memories/a${i % 10}/b${Math.floor(i / 10) % 10}/c${Math.floor(i / 100) % 5}/f${i}.md`;
 
-const contentOf = (path: string) => `${path}\n`;
+export const contentOf = (path: string) => `${path}\n`;
 
 const writeDisk = (root: string, relative: string, data: string | Uint8Array) => {
   const file = join(root, relative);

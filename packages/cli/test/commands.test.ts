@@ -380,6 +380,23 @@ describe("failures", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("reading a SQLite database that does not exist says so and leaves no file behind", async () => {
+    const dir = servers.tempDir();
+    const missing = join(dir, "missing.db");
+    for (const args of [
+      ["tree", `sqlite:${missing}`],
+      ["du", `sqlite:${missing}`],
+    ]) {
+      const result = await mem(args);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: `mem: no store at ${missing}\n`,
+      });
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it("an import of a file that is not there is one line, no stack trace, and creates nothing", async () => {
     const dir = servers.tempDir();
     const result = await mem(["import", `fs:${join(dir, "x")}`, join(dir, "missing.tar")]);

@@ -46,8 +46,8 @@ export const startServers = async (): Promise<Servers> => {
 let counter = 0;
 const unique = (): string => `t${process.pid}-${++counter}`;
 
-export type StoreKind = "fs" | "redis" | "s3" | "encrypted+fs";
-export const STORE_KINDS: readonly StoreKind[] = ["fs", "redis", "s3", "encrypted+fs"];
+export type StoreKind = "fs" | "redis" | "s3" | "encrypted+fs" | "sqlite";
+export const STORE_KINDS: readonly StoreKind[] = ["fs", "redis", "s3", "encrypted+fs", "sqlite"];
 
 /** A URL for a fresh, empty store of `kind`. */
 export const freshUrl = (servers: Servers, kind: StoreKind): string => {
@@ -60,6 +60,8 @@ export const freshUrl = (servers: Servers, kind: StoreKind): string => {
       return `${servers.redis.url}/${unique()}`;
     case "s3":
       return `s3://${servers.s3.bucket}/${unique()}?endpoint=${servers.s3.endpoint}`;
+    case "sqlite":
+      return `sqlite:${join(servers.tempDir(), "memory.db")}`;
   }
 };
 

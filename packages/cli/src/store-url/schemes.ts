@@ -6,8 +6,9 @@ import { fsBackend } from "./fs.js";
 import { postgresBackend } from "./postgres.js";
 import { redisBackend } from "./redis.js";
 import { s3Backend } from "./s3.js";
+import { sqliteBackend } from "./sqlite.js";
 
-export const BACKENDS = [fsBackend, redisBackend, s3Backend, postgresBackend] as const;
+export const BACKENDS = [fsBackend, redisBackend, s3Backend, postgresBackend, sqliteBackend] as const;
 
 type SpecOf<B> = B extends { parse(url: string): infer S } ? S : never;
 

@@ -1,0 +1,2 @@
+export { SCHEMA_VERSION } from "./schema.js";
+export { SqliteStore, type SqliteStoreOptions } from "./store.js";

@@ -1,0 +1,314 @@
+import {
+  AlreadyExistsError,
+  backoffDelay,
+  ConflictError,
+  checkOptions,
+  checkTenant,
+  type Expiry,
+  type ExpiryOptions,
+  expiryOf,
+  type FileData,
+  type FileOrListing,
+  type Listing,
+  type ListOptions,
+  type MemoryStore,
+  NotADirectoryError,
+  NotFoundError,
+  type Stat,
+  type StoreCapabilities,
+  type StoredFile,
+  StoreFailureError,
+  type SweepResult,
+  sleep,
+  type Usage,
+  type Version,
+  type WriteCondition,
+} from "@mem/core";
+import type Database from "better-sqlite3";
+import type { ConnectionSettings } from "./batch.js";
+import { Dispatcher, InlineTransport, WorkerTransport } from "./dispatch.js";
+import type { Request, Results } from "./protocol.js";
+
+export type SqliteStoreOptions = ExpiryOptions & {
+  /**
+   * How long a change waits for the write lock while another connection (another process, or another
+   * store on the same file) holds it, before it fails. Default 30,000 ms.
+   */
+  busyTimeoutMs?: number;
+} & (
+    | {
+        /** The database file, created when missing. The store runs it on a thread of its own. */
+        path: string;
+      }
+    | {
+        /**
+         * The application's open better-sqlite3 database. The store switches it to WAL with
+         * `synchronous = FULL`, runs its statements on the calling thread, and never closes it.
+         */
+        database: Database.Database;
+      }
+  );
+
+/** Attempts of an edit that keeps losing to other processes' writes, as core's own edits. */
+const EDIT_ATTEMPTS = 100;
+
+/** Marks the options of a scope: the parent's shared state rides along under this key. */
+const SHARED = Symbol("SqliteStore.shared");
+
+interface Edit {
+  readonly change: (current: Uint8Array) => Uint8Array | null;
+  readonly resolve: (found: boolean) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Shared {
+  readonly dispatcher: Dispatcher;
+  /** Each file's queue of in-process edits waiting for the one being written, by tenant key and path. */
+  readonly edits: Map<string, Edit[]>;
+  readonly expiry: Expiry | null;
+  readonly path: string | undefined;
+}
+
+const checkStoreOptions = (options: unknown): void => {
+  const o = checkOptions("SqliteStore", options);
+  o.exactlyOne("path", "database");
+  o.string("path", { optional: true, nonEmpty: true });
+  o.object("database", { optional: true });
+  o.integer("busyTimeoutMs", { optional: true, min: 0, max: 3_600_000 });
+  const database = (options as { database?: { prepare?: unknown } }).database;
+  if (database !== undefined && typeof database.prepare !== "function") {
+    throw new TypeError('SqliteStore: option "database" must be an open better-sqlite3 Database');
+  }
+};
+
+/**
+ * A `MemoryStore` in one SQLite file: every tenant in one table, WAL with a full fsync per commit, and
+ * the changes that arrive together committed together. Safe across threads and processes (SQLite's own
+ * locks); opened by path, it runs SQLite on a worker thread so the event loop never waits for a disk.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand } from "@mem/core";
+ * import { SqliteStore } from "@mem/sqlite";
+ * const store = new SqliteStore({ path: "./memory.db" }).scope("user-42");
+ * await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
+ * ```
+ */
+export class SqliteStore implements MemoryStore {
+  readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
+  /** The scope chain: `[]` for the store itself, `["a", "b"]` for `scope("a").scope("b")`. */
+  readonly tenants: readonly string[];
+  readonly #shared: Shared;
+  readonly #key: string;
+  readonly #owner: boolean;
+
+  constructor(options: SqliteStoreOptions) {
+    const scoped = (options as { [SHARED]?: { shared: Shared; tenants: string[] } } | undefined)?.[SHARED];
+    if (scoped) {
+      this.#shared = scoped.shared;
+      this.tenants = scoped.tenants;
+      this.#key = scoped.tenants.join("/");
+      this.#owner = false;
+      return;
+    }
+    checkStoreOptions(options);
+    const expiry = expiryOf(options);
+    const settings: ConnectionSettings = { busyTimeoutMs: options.busyTimeoutMs ?? 30_000 };
+    const transport =
+      "path" in options
+        ? new WorkerTransport(options.path, settings)
+        : new InlineTransport(options.database, settings);
+    this.#shared = {
+      dispatcher: new Dispatcher(transport),
+      edits: new Map(),
+      expiry,
+      path: "path" in options ? options.path : undefined,
+    };
+    this.tenants = [];
+    this.#key = "";
+    this.#owner = true;
+  }
+
+  /** The database file this store opened (`undefined` for a store given an open database). */
+  get path(): string | undefined {
+    return this.#shared.path;
+  }
+
+  /**
+   * The same database confined to `tenant` (SPEC §7), sharing this store's connection. Scopes nest:
+   * `scope("a").scope("b")` is a tenant of its own, and no store sees its scopes' files.
+   */
+  scope(tenant: string): SqliteStore {
+    const tenants = [...this.tenants, checkTenant(tenant)];
+    return new SqliteStore({ [SHARED]: { shared: this.#shared, tenants } } as unknown as SqliteStoreOptions);
+  }
+
+  read(path: string): Promise<FileData | null> {
+    return this.#run({ op: "read", path });
+  }
+
+  stat(path: string): Promise<Stat | null> {
+    return this.#run({ op: "stat", path });
+  }
+
+  list(dir: string, depth: number, options: ListOptions = {}): Promise<Listing | null> {
+    return this.#run({
+      op: "list",
+      path: dir,
+      depth,
+      limit: options.limit ?? null,
+      countFiles: options.countFiles === true,
+    });
+  }
+
+  readOrList(path: string, depth: number, options: ListOptions = {}): Promise<FileOrListing | null> {
+    return this.#run({
+      op: "readOrList",
+      path,
+      depth,
+      limit: options.limit ?? null,
+      countFiles: options.countFiles === true,
+    });
+  }
+
+  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+    const ifVersion = "ifVersion" in condition ? condition.ifVersion : null;
+    return this.#run({ op: "write", path, data, ifVersion });
+  }
+
+  delete(path: string): Promise<boolean> {
+    return this.#run({ op: "delete", path });
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return this.#run({ op: "rename", path: from, to });
+  }
+
+  /**
+   * An atomic edit: read, `change`, and a write conditional on the version read. Edits of one file that
+   * queue up in this process (through this store or its scopes) while one is being written are applied
+   * one after the other to the same bytes and stored with one write, so they never collide with each
+   * other; a collision with another connection's write runs them again on the fresh file, with backoff.
+   */
+  update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const { edits } = this.#shared;
+    const key = `${this.#key}\0${path}`;
+    return new Promise((resolve, reject) => {
+      const queue = edits.get(key);
+      if (queue) {
+        queue.push({ change, resolve, reject });
+        return;
+      }
+      const fresh: Edit[] = [{ change, resolve, reject }];
+      edits.set(key, fresh);
+      void this.#edit(key, path, fresh);
+    });
+  }
+
+  /** Applies the queued edits of one file in rounds, until no more arrive. */
+  async #edit(key: string, path: string, queue: Edit[]): Promise<void> {
+    const { edits } = this.#shared;
+    while (queue.length > 0) {
+      const round = queue.splice(0);
+      try {
+        const outcomes = await this.#applyRound(path, round);
+        for (const [i, edit] of round.entries()) {
+          const outcome = outcomes[i]!;
+          if (outcome instanceof Error) edit.reject(outcome);
+          else edit.resolve(outcome);
+        }
+      } catch (error) {
+        for (const edit of round) edit.reject(error);
+      }
+    }
+    edits.delete(key);
+  }
+
+  async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | Error>> {
+    for (let attempt = 0; ; attempt++) {
+      const file = await this.read(path);
+      if (!file) return round.map(() => false);
+      let data = file.data;
+      let changed = false;
+      const outcomes = round.map((edit): boolean | Error => {
+        try {
+          const next = edit.change(data);
+          if (next !== null) {
+            data = next;
+            changed = true;
+          }
+          return true;
+        } catch (error) {
+          return error as Error;
+        }
+      });
+      if (!changed) return outcomes;
+      try {
+        await this.write(path, data, { ifVersion: file.version });
+        return outcomes;
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt + 1 >= EDIT_ATTEMPTS) throw error;
+        await sleep(backoffDelay(attempt));
+      }
+    }
+  }
+
+  /** Files and bytes of this scope, hidden files included, from its maintained totals: one row read. */
+  usage(): Promise<Usage> {
+    return this.#run({ op: "usage" });
+  }
+
+  /** Every live file of this scope with its size, hidden ones included. */
+  files(): Promise<StoredFile[]> {
+    return this.#run({ op: "files" });
+  }
+
+  /** Removes this scope's expired files (none without `expireAfterSeconds`) and reports them. */
+  sweep(): Promise<SweepResult> {
+    return this.#run({ op: "sweep" });
+  }
+
+  /** Opens the database, creates or checks the schema and reads its version. */
+  async check(): Promise<void> {
+    await this.#run({ op: "check" });
+  }
+
+  /**
+   * Stops the database thread and closes the connection the store opened; a scope, or a store given an
+   * open database, closes nothing.
+   */
+  async close(): Promise<void> {
+    if (this.#owner) await this.#shared.dispatcher.close();
+  }
+
+  async #run<R extends Request["op"]>(
+    request: { op: R } & Omit<Extract<Request, { op: R }>, "tenant" | "now" | "cutoff">,
+  ): Promise<Results[R]> {
+    const { expiry } = this.#shared;
+    const now = expiry ? expiry.now() : Date.now();
+    const full = {
+      ...request,
+      tenant: this.#key,
+      now,
+      cutoff: expiry ? now - expiry.limitMs : null,
+    } as Request;
+    const reply = await this.#shared.dispatcher.run(full);
+    if (reply.ok) return reply.value as Results[R];
+    const failure = reply.failure;
+    switch (failure.type) {
+      case "exists":
+        throw new AlreadyExistsError(failure.path);
+      case "notdir":
+        throw new NotADirectoryError(failure.path, failure.ancestor);
+      case "conflict":
+        throw new ConflictError(failure.path);
+      case "notfound":
+        throw new NotFoundError(failure.path);
+      case "inside":
+        // Callers (core's rename) rule this out before calling; reaching it is a usage error.
+        throw new RangeError(`SqliteStore.rename: cannot move ${failure.path} into itself`);
+      case "failure":
+        throw new StoreFailureError(failure.reason, { mayBeApplied: failure.mayBeApplied });
+    }
+  }
+}
