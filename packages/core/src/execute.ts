@@ -1,5 +1,7 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
-import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+import { type ChangeContext, checkAttribution } from "./actor.js";
+import { type ChangeEvent, type ChangeHook, changeOf, emitChange } from "./change.js";
+import { traceCommand, tracingCommands } from "./diagnostics.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
@@ -40,13 +42,28 @@ export interface ExecuteOptions extends QuotaOptions {
   sensitive?: SensitiveOptions | false;
   /** Called after each successful change (see `ChangeHook`: not awaited, its failures are ignored). */
   onChange?: ChangeHook;
+  /**
+   * Who runs the command (an agent, a user, a token's name): in change events, in the `ChangeContext`
+   * the store receives (so `@mem/history` records it) and, when the application opts in, in traces.
+   */
+  actor?: string;
+  /** The tenant the store is confined to, for change events and traces (a label; it scopes nothing). */
+  tenant?: string;
 }
 
 type Limits = Required<
-  Omit<ExecuteOptions, keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange">
+  Omit<
+    ExecuteOptions,
+    keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange" | "actor" | "tenant"
+  >
 >;
-/** `change` collects the sizes a command saw, for its `onChange` event. */
-type Settings = Limits & { quota: Quota | null; guard: Guard | null; change: Partial<ChangeEvent> };
+/** `change` collects the sizes a command saw, for its `onChange` event; `context` goes with each change. */
+type Settings = Limits & {
+  quota: Quota | null;
+  guard: Guard | null;
+  change: Partial<ChangeEvent>;
+  context?: ChangeContext;
+};
 
 const DEFAULTS: Limits = {
   maxFileBytes: 1024 * 1024,
@@ -78,6 +95,12 @@ export async function executeCommand(
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
   checkQuotaOptions(options);
+  checkAttribution(options);
+  if (tracingCommands()) return traceCommand(store, input, options, execute);
+  return execute(store, input, options);
+}
+
+async function execute(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
   try {
     return await dispatch(store, input, options);
   } catch (error) {
@@ -115,6 +138,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
   const parsed = parseCommand(input);
   if (!parsed.ok) return fail(parsed.error);
   const command = parsed.command;
+  const context = { command: command.command, actor: options.actor };
+  settings.context = context;
   // The canonical path named in a storage failure; only a throwing `isReservedName` fails before it is known.
   let subject = msg.unvalidatedPath();
   try {
@@ -125,17 +150,21 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       subject = from.path;
       const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
       if (!to.ok) return fail(to.error);
-      const renamed = await runRename(store, from.path, to.path);
-      if (!renamed.isError)
-        emitChange(options.onChange, { command: "rename", path: from.path, newPath: to.path });
+      const renamed = await runRename(store, from.path, to.path, context);
+      if (!renamed.isError && options.onChange)
+        emitChange(
+          options.onChange,
+          changeOf(options, { command: "rename", path: from.path, newPath: to.path }),
+        );
       return renamed;
     }
     const checked = validatePath(command.path, { isReservedName: reserved });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
     const result = await run(store, { ...command, path: checked.path }, settings);
-    if (!result.isError && command.command !== "view") {
-      emitChange(options.onChange, { command: command.command, path: checked.path, ...settings.change });
+    if (!result.isError && command.command !== "view" && options.onChange) {
+      const change = { command: command.command, path: checked.path, ...settings.change };
+      emitChange(options.onChange, changeOf(options, change));
     }
     return result;
   } catch (error) {
@@ -167,7 +196,9 @@ async function run(store: MemoryStore, command: PathCommand, settings: Settings)
     case "delete":
       if (path === ROOT) return fail(msg.deleteRoot());
       settings.change = { sizeAfter: null };
-      return (await store.delete(path)) ? ok(msg.deleted(path)) : fail(msg.deleteMissing(path));
+      return (await store.delete(path, settings.context))
+        ? ok(msg.deleted(path))
+        : fail(msg.deleteMissing(path));
   }
 }
 
@@ -209,7 +240,7 @@ async function create(
   const refused = await settings.quota?.create(path, step.bytes.length);
   if (refused) return fail((await createOwnError(store, path)) ?? refused);
   try {
-    await store.write(path, step.bytes, { ifAbsent: true });
+    await store.write(path, step.bytes, { ifAbsent: true }, settings.context);
     settings.change = { sizeBefore: null, sizeAfter: step.bytes.length };
     return step.result;
   } catch (error) {
@@ -278,10 +309,14 @@ async function edit(
   if (store.update) {
     const usage = await pending;
     let step: EditStep = { result: fail(missing) };
-    const found = await store.update(path, (data) => {
-      step = applyEdit(path, data, settings, usage, transform);
-      return step.bytes ?? null;
-    });
+    const found = await store.update(
+      path,
+      (data) => {
+        step = applyEdit(path, data, settings, usage, transform);
+        return step.bytes ?? null;
+      },
+      settings.context,
+    );
     return found ? step.result : fail(missing);
   }
   let usage: Usage | undefined;
@@ -292,7 +327,7 @@ async function edit(
     const step = applyEdit(path, file.data, settings, usage, transform);
     if (!step.bytes) return step.result;
     try {
-      await store.write(path, step.bytes, { ifVersion: file.version });
+      await store.write(path, step.bytes, { ifVersion: file.version }, settings.context);
       return step.result;
     } catch (error) {
       if (!isStoreError(error, "CONFLICT")) throw error;
@@ -303,7 +338,12 @@ async function edit(
   }
 }
 
-async function runRename(store: MemoryStore, from: string, to: string): Promise<ToolResult> {
+async function runRename(
+  store: MemoryStore,
+  from: string,
+  to: string,
+  context: ChangeContext,
+): Promise<ToolResult> {
   if (from === ROOT || to === ROOT) return fail(msg.renameRoot());
   // The store checks existence itself, in the spec's order; only a move into itself needs a look first,
   // because an existing destination is reported before it.
@@ -312,7 +352,7 @@ async function runRename(store: MemoryStore, from: string, to: string): Promise<
     return fail((await store.stat(to)) ? msg.destinationExists(to) : msg.intoItself(from));
   }
   try {
-    await store.rename(from, to);
+    await store.rename(from, to, context);
     return ok(msg.renamed(from, to));
   } catch (error) {
     if (isStoreError(error, "NOT_FOUND")) return fail(msg.renameMissing(from));

@@ -1,4 +1,13 @@
-export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+export { type ChangeContext, checkActor, MAX_ACTOR_BYTES } from "./actor.js";
+export { type ChangeEvent, type ChangeHook, emitChange, type MemoryChange } from "./change.js";
+export {
+  COMMAND_CHANNEL,
+  type CommandOutcome,
+  type CommandTrace,
+  STORE_CHANNEL,
+  type StoreOperation,
+  type StoreTrace,
+} from "./diagnostics.js";
 // The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
 export {
   AlreadyExistsError,

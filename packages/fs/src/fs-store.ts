@@ -172,6 +172,7 @@ const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dir
  * ```
  */
 export class FsStore implements MemoryStore {
+  readonly backend = "fs";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The real (link-free) absolute path of the root directory. */
   readonly root: string;

@@ -166,6 +166,7 @@ const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byt
  * ```
  */
 export class PostgresStore implements MemoryStore {
+  readonly backend = "postgres";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The tenant whose `/memories` this store is. */
   readonly tenant: string;

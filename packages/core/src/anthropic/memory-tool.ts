@@ -5,6 +5,7 @@ import type {
   BetaToolResultBlockParam,
   BetaToolUseBlock,
 } from "@anthropic-ai/sdk/resources/beta";
+import { checkAttribution } from "../actor.js";
 import {
   type ExecuteOptions,
   executeCommand,
@@ -74,6 +75,7 @@ const runCommand = async (
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
   checkQuotaOptions(options);
+  checkAttribution(options);
   resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
   let previous: Promise<unknown> = Promise.resolve();
   return {
