@@ -1,4 +1,5 @@
 /** Checks of the options an application passes: a bad one is a `TypeError` naming it and what is allowed. */
+import { checkActor } from "@mem/core";
 
 const EXECUTE_LIMITS = ["maxFileBytes", "viewCharLimit", "listLimit", "conflictRetries"] as const;
 
@@ -17,6 +18,7 @@ export function checkServerOptions(options: unknown): void {
   if (!isRecord(options)) throw new TypeError("options must be an object");
   checkBoolean(options, "readOnly");
   checkBoolean(options, "protocol");
+  checkActor(options["actor"]);
   for (const name of EXECUTE_LIMITS) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {

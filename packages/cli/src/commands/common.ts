@@ -26,6 +26,11 @@ export const EXPIRE_AFTER_OPTION = [
   "files not accessed for this long are expired (the store's expireAfterSeconds)",
   seconds,
 ] as const;
+/** Who runs the commands: recorded with each change (`@mem/history` keeps it with each version). */
+export const ACTOR_OPTION = [
+  "--actor <name>",
+  "who makes the changes, recorded with each one (e.g. an agent's name)",
+] as const;
 export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */

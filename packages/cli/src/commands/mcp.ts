@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
 import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { type CommandModule, EXPIRE_AFTER_OPTION, examples, URL_ARGUMENT } from "./common.js";
+import { ACTOR_OPTION, type CommandModule, EXPIRE_AFTER_OPTION, examples, URL_ARGUMENT } from "./common.js";
 
 /** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
 export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
@@ -22,6 +22,7 @@ interface McpFlags {
   sensitive?: string;
   detectors?: string;
   expireAfter?: number;
+  actor?: string;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -99,6 +100,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--sensitive <mode>", "what a write holding a secret gets: refuse (default), redact, or off")
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .option(...EXPIRE_AFTER_OPTION)
+    .option(...ACTOR_OPTION)
     .addHelpText(
       "after",
       examples(
@@ -114,6 +116,7 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.viewCharLimit !== undefined) server.viewCharLimit = flags.viewCharLimit;
       if (flags.listLimit !== undefined) server.listLimit = flags.listLimit;
       server.sensitive = guardOptions(flags);
+      if (flags.actor !== undefined) server.actor = flags.actor;
       const open = flags.expireAfter === undefined ? {} : { expireAfterSeconds: flags.expireAfter };
 
       if (!flags.http) {
