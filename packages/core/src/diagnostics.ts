@@ -25,10 +25,10 @@ export type CommandOutcome = "ok" | "error" | "refused";
 export interface CommandTrace {
   /** The command named by the input; absent when the input names none. */
   readonly command: CommandName | undefined;
-  /** The canonical path (`old_path` for rename); absent when the input has no valid one. */
-  readonly path: string | undefined;
-  /** `rename` only: the canonical `new_path`. */
-  readonly newPath: string | undefined;
+  /** The canonical path (`old_path` for rename), known by `asyncEnd`; absent when the input has no valid one. */
+  path: string | undefined;
+  /** `rename` only: the canonical `new_path`, known by `asyncEnd`. */
+  newPath: string | undefined;
   /** `ExecuteOptions.actor`. Often a person's name or address: record it only when the application opts in. */
   readonly actor: string | undefined;
   /** `ExecuteOptions.tenant`. Often an e-mail address: record it only when the application opts in. */
@@ -102,7 +102,9 @@ export const traceCommand = <R extends { content: string; isError: boolean }, O 
 ): Promise<R> => {
   const { command: tracing, store: storeTracing } = channels as Channels;
   const trace: CommandTrace = {
-    ...subjectOf(store, input),
+    command: commandOf(input),
+    path: undefined,
+    newPath: undefined,
     actor: options.actor,
     tenant: options.tenant,
     backend: store.backend,
@@ -116,30 +118,43 @@ export const traceCommand = <R extends { content: string; isError: boolean }, O 
   return tracing.tracePromise(async () => {
     const result = await execute(observed, input, options);
     if (result.isError) [trace.outcome, trace.errorType] = classify(result.content);
+    // The storage calls named the paths; a command that made none (refused, invalid) needs a look.
+    if (trace.path === undefined || (trace.command === "rename" && trace.newPath === undefined)) {
+      Object.assign(trace, subjectOf(store, input, trace.command));
+    }
     return result;
   }, trace);
 };
 
-/** The command and canonical paths named by the input; a hostile input gives nothing. */
+/** The command the input names; a hostile input names none. */
+const commandOf = (input: unknown): CommandName | undefined => {
+  try {
+    const command = (input as Record<string, unknown> | null)?.["command"];
+    return typeof command === "string" && COMMANDS.has(command) ? (command as CommandName) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The canonical paths the input names; a hostile input names none. */
 const subjectOf = (
   store: MemoryStore,
   input: unknown,
-): Pick<CommandTrace, "command" | "path" | "newPath"> => {
+  command: CommandName | undefined,
+): Pick<CommandTrace, "path" | "newPath"> => {
   try {
+    if (command === undefined) return { path: undefined, newPath: undefined };
     const raw = input as Record<string, unknown>;
-    const command = typeof raw?.["command"] === "string" ? raw["command"] : undefined;
-    if (!command || !COMMANDS.has(command))
-      return { command: undefined, path: undefined, newPath: undefined };
     const reserved = store.isReservedName?.bind(store);
     const canonical = (value: unknown): string | undefined => {
       const checked = validatePath(value, { isReservedName: reserved });
       return checked.ok ? checked.path : undefined;
     };
     return command === "rename"
-      ? { command, path: canonical(raw["old_path"]), newPath: canonical(raw["new_path"]) }
-      : { command: command as CommandName, path: canonical(raw["path"]), newPath: undefined };
+      ? { path: canonical(raw["old_path"]), newPath: canonical(raw["new_path"]) }
+      : { path: canonical(raw["path"]), newPath: undefined };
   } catch {
-    return { command: undefined, path: undefined, newPath: undefined };
+    return { path: undefined, newPath: undefined };
   }
 };
 
@@ -161,22 +176,38 @@ const TRACED = new Set<string>([
  * someone listens to `STORE_CHANNEL`, published as a child of the command. Methods run on the store
  * itself (a class with private fields refuses a proxy as `this`).
  */
-const observe = (store: MemoryStore, trace: CommandTrace, channel: TracingChannel<StoreTrace>): MemoryStore =>
-  new Proxy(store, {
+const observe = (
+  store: MemoryStore,
+  trace: CommandTrace,
+  channel: TracingChannel<StoreTrace>,
+): MemoryStore => {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);
       if (typeof value !== "function") return value;
-      if (typeof key !== "string" || !TRACED.has(key)) return value.bind(target);
-      const method = value as (...args: unknown[]) => Promise<unknown>;
-      const operation = key as StoreOperation;
-      return (...args: unknown[]): Promise<unknown> => {
-        const call = () => counted(trace, operation, method, target, args);
-        if (!channel.hasSubscribers) return call();
-        const path = typeof args[0] === "string" ? args[0] : undefined;
-        return channel.tracePromise(call, { operation, backend: trace.backend, path, parent: trace });
-      };
+      const known = wrapped.get(key);
+      if (known !== undefined) return known;
+      let wrapper: unknown;
+      if (typeof key !== "string" || !TRACED.has(key)) {
+        wrapper = value.bind(target);
+      } else {
+        const method = value as (...args: unknown[]) => Promise<unknown>;
+        const operation = key as StoreOperation;
+        wrapper = (...args: unknown[]): Promise<unknown> => {
+          const path = typeof args[0] === "string" ? args[0] : undefined;
+          if (trace.path === undefined && path !== undefined) trace.path = path;
+          if (operation === "rename" && typeof args[1] === "string") trace.newPath = args[1];
+          const call = () => counted(trace, operation, method, target, args);
+          if (!channel.hasSubscribers) return call();
+          return channel.tracePromise(call, { operation, backend: trace.backend, path, parent: trace });
+        };
+      }
+      wrapped.set(key, wrapper);
+      return wrapper;
     },
   });
+};
 
 const counted = async (
   trace: CommandTrace,

@@ -111,15 +111,18 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
       running.delete(command);
       const seconds = (performance.now() - started.started) / 1000;
       const { span } = started;
-      span.setAttributes({
-        [ATTR.outcome]: command.outcome,
-        [ATTR.retries]: command.retries,
-        [ATTR.bytesRead]: command.bytesRead,
-        [ATTR.bytesWritten]: command.bytesWritten,
-      });
-      if (command.outcome !== "ok") {
-        span.setAttribute(ATTR.errorType, command.errorType ?? "_OTHER");
-        span.setStatus({ code: SpanStatusCode.ERROR });
+      if (span.isRecording()) {
+        const attributes: Attributes = {
+          [ATTR.outcome]: command.outcome,
+          [ATTR.retries]: command.retries,
+          [ATTR.bytesRead]: command.bytesRead,
+          [ATTR.bytesWritten]: command.bytesWritten,
+        };
+        if (recordPath && command.path !== undefined) attributes[ATTR.path] = command.path;
+        if (recordPath && command.newPath !== undefined) attributes[ATTR.newPath] = command.newPath;
+        if (command.outcome !== "ok") attributes[ATTR.errorType] = command.errorType ?? "_OTHER";
+        span.setAttributes(attributes);
+        if (command.outcome !== "ok") span.setStatus({ code: SpanStatusCode.ERROR });
       }
       span.end();
       instruments.record(command, seconds);
@@ -129,14 +132,15 @@ export function instrument(options: InstrumentOptions = {}): Instrumentation {
   const storeHandlers: Handlers<StoreTrace> = {
     start: guarded((call) => {
       const parent = running.get(call.parent)?.span;
+      // An unsampled command (or no SDK at all) gets no child spans either.
+      if (!parent?.isRecording()) return;
       const attributes: Attributes = { [ATTR.storeOperation]: call.operation };
       if (call.backend !== undefined) attributes[ATTR.storeBackend] = call.backend;
       if (recordPath && call.path !== undefined) attributes[ATTR.path] = call.path;
-      const parentContext = parent ? trace.setSpan(context.active(), parent) : context.active();
       const span = tracer.startSpan(
         `memory.store.${call.operation}`,
         { kind: SpanKind.INTERNAL, attributes },
-        parentContext,
+        trace.setSpan(context.active(), parent),
       );
       calls.set(call, span);
     }),

@@ -29,7 +29,7 @@ export const ATTR = {
   errorType: "error.type",
 } as const;
 
-/** The attributes a command span starts with. */
+/** The attributes a command span starts with (its paths are known when it ends). */
 export const commandAttributes = (
   command: CommandTrace,
   record: { recordPath: boolean; recordTenant: boolean; recordActor: boolean },
@@ -42,8 +42,6 @@ export const commandAttributes = (
   };
   if (command.command !== undefined) attributes[ATTR.command] = command.command;
   if (command.backend !== undefined) attributes[ATTR.storeBackend] = command.backend;
-  if (record.recordPath && command.path !== undefined) attributes[ATTR.path] = command.path;
-  if (record.recordPath && command.newPath !== undefined) attributes[ATTR.newPath] = command.newPath;
   if (record.recordTenant && command.tenant !== undefined) attributes[ATTR.tenant] = command.tenant;
   if (record.recordActor && command.actor !== undefined) attributes[ATTR.actor] = command.actor;
   return attributes;
