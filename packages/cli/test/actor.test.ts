@@ -10,8 +10,16 @@ const memWith = (store: MemoryStore) => async (args: string[]) => {
   let out = "";
   let err = "";
   const ctx = createContext({
-    stdout: { write: (c) => void (out += String(c)) },
-    stderr: { write: (c) => void (err += String(c)) },
+    stdout: {
+      write: (c) => {
+        out += String(c);
+      },
+    },
+    stderr: {
+      write: (c) => {
+        err += String(c);
+      },
+    },
     env: {},
     cwd: PACKAGE_DIR,
   });
