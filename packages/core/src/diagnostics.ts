@@ -101,13 +101,21 @@ export const traceCommand = <R extends { content: string; isError: boolean }, O 
   execute: (store: MemoryStore, input: unknown, options: O) => Promise<R>,
 ): Promise<R> => {
   const { command: tracing, store: storeTracing } = channels as Channels;
+  // A store that is not one (or a throwing `backend`) is executeCommand's to report, untraced.
+  if (typeof store !== "object" || store === null) return execute(store, input, options);
+  let backend: string | undefined;
+  try {
+    backend = typeof store.backend === "string" ? store.backend : undefined;
+  } catch {
+    backend = undefined;
+  }
   const trace: CommandTrace = {
     command: commandOf(input),
     path: undefined,
     newPath: undefined,
     actor: options.actor,
     tenant: options.tenant,
-    backend: store.backend,
+    backend,
     outcome: "ok",
     errorType: undefined,
     retries: 0,

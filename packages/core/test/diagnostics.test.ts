@@ -133,3 +133,25 @@ describe("diagnostics channels", () => {
     expect(seen).toEqual(["own", "own"]);
   });
 });
+
+describe("diagnostics channels and broken stores", () => {
+  it("answers an error result, never a rejection, for a store whose backend getter throws", async () => {
+    const listening = listen();
+    stop = listening.stop;
+    const store = new InMemoryStore();
+    Object.defineProperty(store, "backend", {
+      get() {
+        throw new Error("broken");
+      },
+    });
+    const result = await executeCommand(store, { command: "view", path: "/memories" });
+    expect(result).toEqual({
+      content:
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories",
+      isError: false,
+    });
+    expect(listening.ended[0]).toMatchObject({ command: "view", backend: undefined, outcome: "ok" });
+    const none = await executeCommand(null as never, { command: "view", path: "/memories" });
+    expect(none).toEqual({ content: "Error: The memory tool failed unexpectedly", isError: true });
+  });
+});
