@@ -151,7 +151,11 @@ describe("diagnostics channels and broken stores", () => {
       isError: false,
     });
     expect(listening.ended[0]).toMatchObject({ command: "view", backend: undefined, outcome: "ok" });
-    const none = await executeCommand(null as never, { command: "view", path: "/memories" });
-    expect(none).toEqual({ content: "Error: The memory tool failed unexpectedly", isError: true });
+    // No store at all: the same error result as with nothing subscribed.
+    const traced = await executeCommand(null as never, { command: "view", path: "/memories" });
+    listening.stop();
+    const untraced = await executeCommand(null as never, { command: "view", path: "/memories" });
+    expect(traced).toEqual(untraced);
+    expect(traced.isError).toBe(true);
   });
 });
