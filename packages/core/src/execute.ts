@@ -1,5 +1,7 @@
 /** The dispatcher: raw tool input → parse → validate paths → run against a store → spec-exact result. */
-import { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+import { type ChangeContext, checkAttribution } from "./actor.js";
+import { type ChangeEvent, type ChangeHook, changeOf, emitChange } from "./change.js";
+import { traceCommand, tracingCommands } from "./diagnostics.js";
 import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, QuotaExceededError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
@@ -60,20 +62,34 @@ export interface ExecuteOptions extends QuotaOptions {
   sensitive?: SensitiveOptions | false;
   /** Called after each successful change (see `ChangeHook`: not awaited, its failures are ignored). */
   onChange?: ChangeHook;
+  /**
+   * Who runs the command (an agent, a user, a token's name): in change events, in the `ChangeContext`
+   * the store receives (so `@mem/history` records it) and, when the application opts in, in traces.
+   */
+  actor?: string;
+  /** The tenant the store is confined to, for change events and traces (a label; it scopes nothing). */
+  tenant?: string;
 }
 
 type Limits = Required<
   Omit<
     ExecuteOptions,
-    keyof QuotaOptions | "onUnexpectedError" | "sensitive" | "onChange" | "createOverwrites"
+    | keyof QuotaOptions
+    | "onUnexpectedError"
+    | "sensitive"
+    | "onChange"
+    | "createOverwrites"
+    | "actor"
+    | "tenant"
   >
 >;
-/** `change` collects the sizes a command saw, for its `onChange` event. */
+/** `change` collects the sizes a command saw, for its `onChange` event; `context` goes with each change. */
 type Settings = Limits & {
   quota: Quota | null;
   guard: Guard | null;
   change: Partial<ChangeEvent>;
   createOverwrites: boolean;
+  context?: ChangeContext;
 };
 
 /** The default `maxFileBytes`: the largest file a command may leave behind, 1 MiB. */
@@ -110,6 +126,12 @@ export async function executeCommand(
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
   checkQuotaOptions(options);
+  checkAttribution(options);
+  if (tracingCommands()) return traceCommand(store, input, options, execute);
+  return execute(store, input, options);
+}
+
+async function execute(store: MemoryStore, input: unknown, options: ExecuteOptions): Promise<ToolResult> {
   try {
     return await dispatch(store, input, options);
   } catch (error) {
@@ -148,6 +170,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
   const parsed = parseCommand(input);
   if (!parsed.ok) return fail(parsed.error);
   const command = parsed.command;
+  const context = { command: command.command, actor: options.actor };
+  settings.context = context;
   // The canonical path named in a storage failure; only a throwing `isReservedName` fails before it is known.
   let subject = msg.unvalidatedPath();
   try {
@@ -160,9 +184,12 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       if (!to.ok) return fail(to.error);
       const secret = guardPath(settings.guard, to.path);
       if (secret) return fail(secret);
-      const renamed = await runRename(store, from.path, to.path);
-      if (!renamed.isError)
-        emitChange(options.onChange, { command: "rename", path: from.path, newPath: to.path });
+      const renamed = await runRename(store, from.path, to.path, context);
+      if (!renamed.isError && options.onChange)
+        emitChange(
+          options.onChange,
+          changeOf(options, { command: "rename", path: from.path, newPath: to.path }),
+        );
       return renamed;
     }
     const checked = validatePath(command.path, { isReservedName: reserved });
@@ -171,8 +198,9 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     const secret = command.command === "create" ? guardPath(settings.guard, checked.path) : null;
     if (secret) return fail(secret);
     const result = await run(store, { ...command, path: checked.path }, settings);
-    if (!result.isError && command.command !== "view") {
-      emitChange(options.onChange, { command: command.command, path: checked.path, ...settings.change });
+    if (!result.isError && command.command !== "view" && options.onChange) {
+      const change = { command: command.command, path: checked.path, ...settings.change };
+      emitChange(options.onChange, changeOf(options, change));
     }
     return result;
   } catch (error) {
@@ -204,7 +232,9 @@ async function run(store: MemoryStore, command: PathCommand, settings: Settings)
     case "delete":
       if (path === ROOT) return fail(msg.deleteRoot());
       settings.change = { sizeAfter: null };
-      return (await store.delete(path)) ? ok(msg.deleted(path)) : fail(msg.deleteMissing(path));
+      return (await store.delete(path, settings.context))
+        ? ok(msg.deleted(path))
+        : fail(msg.deleteMissing(path));
   }
 }
 
@@ -293,7 +323,7 @@ async function create(
   }
   try {
     if (quota && atomic) await atomic(path, bytes, { ifAbsent: true }, quota.limits);
-    else await store.write(path, bytes, { ifAbsent: true });
+    else await store.write(path, bytes, { ifAbsent: true }, settings.context);
     settings.change = { sizeBefore: null, sizeAfter: bytes.length };
     return step.result;
   } catch (error) {
@@ -333,11 +363,15 @@ async function overwriteFile(
       return fail(msg.storeFailed("create", path, msg.reasonConflict()));
     if (store.update) {
       const seen: { before: number; refused: string | null } = { before: 0, refused: null };
-      const found = await store.update(path, (current) => {
-        seen.before = current.length;
-        seen.refused = refusal(current.length);
-        return seen.refused ? null : bytes;
-      });
+      const found = await store.update(
+        path,
+        (current) => {
+          seen.before = current.length;
+          seen.refused = refusal(current.length);
+          return seen.refused ? null : bytes;
+        },
+        settings.context,
+      );
       if (found) {
         if (seen.refused) return fail(seen.refused);
         settings.change = { sizeBefore: seen.before, sizeAfter: bytes.length };
@@ -349,7 +383,7 @@ async function overwriteFile(
         const refused = refusal(file.data.length);
         if (refused) return fail(refused);
         try {
-          await store.write(path, bytes, { ifVersion: file.version });
+          await store.write(path, bytes, { ifVersion: file.version }, settings.context);
           settings.change = { sizeBefore: file.data.length, sizeAfter: bytes.length };
           return result;
         } catch (error) {
@@ -363,7 +397,7 @@ async function overwriteFile(
     const refused = await settings.quota?.create(path, bytes.length);
     if (refused) return fail(refused);
     try {
-      await store.write(path, bytes, { ifAbsent: true });
+      await store.write(path, bytes, { ifAbsent: true }, settings.context);
       settings.change = { sizeBefore: null, sizeAfter: bytes.length };
       return result;
     } catch (error) {
@@ -443,10 +477,14 @@ async function edit(
   if (store.update && !atomic) {
     const usage = await pending;
     let step: EditStep = { result: fail(missing) };
-    const found = await store.update(path, (data) => {
-      step = applyEdit(path, data, settings, usage, transform);
-      return step.bytes ?? null;
-    });
+    const found = await store.update(
+      path,
+      (data) => {
+        step = applyEdit(path, data, settings, usage, transform);
+        return step.bytes ?? null;
+      },
+      settings.context,
+    );
     return found ? step.result : fail(missing);
   }
   let usage: Usage | undefined;
@@ -458,7 +496,7 @@ async function edit(
     if (!step.bytes) return step.result;
     try {
       if (quota && atomic) await atomic(path, step.bytes, { ifVersion: file.version }, quota.limits);
-      else await store.write(path, step.bytes, { ifVersion: file.version });
+      else await store.write(path, step.bytes, { ifVersion: file.version }, settings.context);
       return step.result;
     } catch (error) {
       if (quota && isStoreError(error, "QUOTA_EXCEEDED")) {
@@ -474,7 +512,12 @@ async function edit(
   }
 }
 
-async function runRename(store: MemoryStore, from: string, to: string): Promise<ToolResult> {
+async function runRename(
+  store: MemoryStore,
+  from: string,
+  to: string,
+  context: ChangeContext,
+): Promise<ToolResult> {
   if (from === ROOT || to === ROOT) return fail(msg.renameRoot());
   // The store checks existence itself, in the spec's order; only a move into itself needs a look first,
   // because an existing destination is reported before it.
@@ -483,7 +526,7 @@ async function runRename(store: MemoryStore, from: string, to: string): Promise<
     return fail((await store.stat(to)) ? msg.destinationExists(to) : msg.intoItself(from));
   }
   try {
-    await store.rename(from, to);
+    await store.rename(from, to, context);
     return ok(msg.renamed(from, to));
   } catch (error) {
     if (isStoreError(error, "NOT_FOUND")) return fail(msg.renameMissing(from));

@@ -1,5 +1,6 @@
 /** A base for stores that wrap another store (limits, auditing, failure injection...). */
 
+import type { ChangeContext } from "./actor.js";
 import { usageOf } from "./quota.js";
 import type {
   FileData,
@@ -45,6 +46,9 @@ export class ForwardingStore implements MemoryStore {
   get capabilities(): StoreCapabilities {
     return this.inner.capabilities;
   }
+  get backend(): string | undefined {
+    return this.inner.backend;
+  }
   read(path: string): Promise<FileData | null> {
     return this.inner.read(path);
   }
@@ -54,14 +58,19 @@ export class ForwardingStore implements MemoryStore {
   list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     return this.inner.list(dir, depth, options);
   }
-  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
-    return this.inner.write(path, data, condition);
+  write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    context?: ChangeContext,
+  ): Promise<{ version: Version }> {
+    return this.inner.write(path, data, condition, context);
   }
-  delete(path: string): Promise<boolean> {
-    return this.inner.delete(path);
+  delete(path: string, context?: ChangeContext): Promise<boolean> {
+    return this.inner.delete(path, context);
   }
-  rename(from: string, to: string): Promise<void> {
-    return this.inner.rename(from, to);
+  rename(from: string, to: string, context?: ChangeContext): Promise<void> {
+    return this.inner.rename(from, to, context);
   }
   usage(): Promise<Usage> {
     return usageOf(this.inner);

@@ -1,4 +1,5 @@
-export { type ChangeEvent, type ChangeHook, emitChange } from "./change.js";
+export { type ChangeContext, checkActor, MAX_ACTOR_BYTES } from "./actor.js";
+export { type ChangeEvent, type ChangeHook, emitChange, type MemoryChange } from "./change.js";
 export {
   fromContentBlocks,
   type ImageContentBlock,
@@ -6,6 +7,14 @@ export {
   type ToolResultContentBlock,
   toContentBlocks,
 } from "./content-blocks.js";
+export {
+  COMMAND_CHANNEL,
+  type CommandOutcome,
+  type CommandTrace,
+  STORE_CHANNEL,
+  type StoreOperation,
+  type StoreTrace,
+} from "./diagnostics.js";
 // The public surface of @mem/core: exactly what its README documents (test/exports.test.ts pins it).
 export {
   AlreadyExistsError,

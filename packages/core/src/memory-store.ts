@@ -53,6 +53,7 @@ export type InMemoryStoreOptions = ExpiryOptions;
  * ```
  */
 export class InMemoryStore implements MemoryStore {
+  readonly backend = "memory";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: false, atomicDirectoryRename: true };
   readonly #files = new Map<string, Entry>();
   /** How many files lie beneath each existing directory (implicit directories, SPEC §3). */

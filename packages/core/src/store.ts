@@ -1,3 +1,5 @@
+import type { ChangeContext } from "./actor.js";
+
 /**
  * The storage contract every backend implements. Paths are canonical memory paths (`/memories` or
  * `/memories/a/b`) that core has already validated; contents are raw bytes. Stores never format tool
@@ -140,6 +142,9 @@ export interface StoreCapabilities {
 export interface MemoryStore {
   readonly capabilities: StoreCapabilities;
 
+  /** Optional: the medium's name for traces and metrics (`fs`, `redis`, `postgres`, `s3`, `memory`…). */
+  readonly backend?: string | undefined;
+
   /** The file's bytes and version; `null` when nothing is there or the path is a directory. */
   read(path: string): Promise<FileData | null>;
 
@@ -165,18 +170,24 @@ export interface MemoryStore {
    * - `{ ifAbsent: true }`: fails with `AlreadyExistsError` if a file or directory is at `path`.
    * - `{ ifVersion }`: fails with `ConflictError` unless the file exists with exactly that version.
    * Fails with `NotADirectoryError` when an ancestor is a file. Atomic: readers see old or new bytes.
+   * `context` (here and on `update`, `delete`, `rename`) says which command, and which actor, asked.
    */
-  write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }>;
+  write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    context?: ChangeContext,
+  ): Promise<{ version: Version }>;
 
   /** Deletes a file or a directory with everything beneath it. `false` when nothing was there. */
-  delete(path: string): Promise<boolean>;
+  delete(path: string, context?: ChangeContext): Promise<boolean>;
 
   /**
    * Moves a file or directory. Never overwrites. Checks in this order: `NotFoundError` when `from` does
    * not exist, `AlreadyExistsError` when `to` exists, `NotADirectoryError` when an ancestor of `to` is a
    * file. Core never asks to move a path into itself.
    */
-  rename(from: string, to: string): Promise<void>;
+  rename(from: string, to: string, context?: ChangeContext): Promise<void>;
 
   /**
    * Optional: `write`, refused with `QuotaExceededError` when it would break `quota`, checked in the same
@@ -202,7 +213,11 @@ export interface MemoryStore {
    * Resolves `false`, without calling `change`, when no file is at `path`. `change` is synchronous and
    * pure. Stores without it get core's read → conditional write loop with retries.
    */
-  update?(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean>;
+  update?(
+    path: string,
+    change: (current: Uint8Array) => Uint8Array | null,
+    context?: ChangeContext,
+  ): Promise<boolean>;
 
   /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
   isReservedName?(name: string): boolean;

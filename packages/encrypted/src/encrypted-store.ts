@@ -130,6 +130,9 @@ export class EncryptedStore implements MemoryStore {
   ) => Promise<boolean>;
 
   readonly #inner: MemoryStore;
+  get backend(): string | undefined {
+    return this.#inner.backend;
+  }
   readonly #sources: readonly KeySource[];
   readonly #context: Uint8Array;
   readonly #kdf: KdfParams;

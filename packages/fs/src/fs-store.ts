@@ -175,6 +175,7 @@ const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dir
  * ```
  */
 export class FsStore implements MemoryStore {
+  readonly backend = "fs";
   readonly capabilities: StoreCapabilities = {
     crossProcessSafe: true,
     atomicDirectoryRename: true,

@@ -1,7 +1,11 @@
 /** The change feed of `HistoryStore`. */
+import type { MemoryChange } from "@mem/core";
 
-/** One change that reached the store. Sizes are byte counts; `content` only with `includeContent`. */
-export interface HistoryEvent {
+/**
+ * One change that reached the store: a `MemoryChange` (with `actor` when the command named one), plus
+ * the kept version. Sizes are byte counts; `content` only with `includeContent`.
+ */
+export interface HistoryEvent extends MemoryChange {
   /** `create` and `edit` are writes without and with an earlier file; `restore` is `HistoryStore.restore`. */
   readonly command: "create" | "edit" | "delete" | "rename" | "restore";
   /** The file's path (for `rename`, its old path). Directory deletes and renames give one event per file. */
@@ -22,9 +26,16 @@ export interface HistoryEvent {
   readonly content?: Uint8Array;
 }
 
-/** A kept version: its id, when it was kept (ms since the epoch) and its size in bytes. */
+/**
+ * A kept version: its id, when it was kept (ms since the epoch) and its size in bytes; and, for a version
+ * kept by a change made through `executeCommand`, the command that replaced it and that command's actor.
+ */
 export interface VersionInfo {
   readonly id: string;
   readonly time: number;
   readonly size: number;
+  /** The tool command whose change kept this version (`str_replace`, `delete`, …), when known. */
+  readonly command?: string;
+  /** Who made that change (`ExecuteOptions.actor`), when known. */
+  readonly actor?: string;
 }

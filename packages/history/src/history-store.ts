@@ -2,6 +2,7 @@
 import {
   AlreadyExistsError,
   backoffDelay,
+  type ChangeContext,
   ConflictError,
   emitChange,
   type FileData,
@@ -22,7 +23,15 @@ import {
   type WriteCondition,
 } from "@mem/core";
 import type { HistoryEvent, VersionInfo } from "./events.js";
-import { HISTORY_NAME, historyDir, newVersionId, PATH_FILE, TOTAL_FILE, timeOfVersionId } from "./layout.js";
+import {
+  changeOfVersionId,
+  HISTORY_NAME,
+  historyDir,
+  newVersionId,
+  PATH_FILE,
+  TOTAL_FILE,
+  timeOfVersionId,
+} from "./layout.js";
 
 export interface HistoryOptions {
   /** Versions kept per file, newest first; older ones are removed. Default 50. */
@@ -192,6 +201,9 @@ export class HistoryStore implements MemoryStore {
   get capabilities(): StoreCapabilities {
     return this.inner.capabilities;
   }
+  get backend(): string | undefined {
+    return this.inner.backend;
+  }
   stat(path: string): Promise<Stat | null> {
     return this.inner.stat(path);
   }
@@ -214,23 +226,28 @@ export class HistoryStore implements MemoryStore {
     return file;
   }
 
-  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
+  async write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    context?: ChangeContext,
+  ): Promise<{ version: Version }> {
     if ("ifAbsent" in condition) {
-      const written = await this.inner.write(path, data, condition);
-      this.#emit({ command: "create", path, sizeBefore: null, sizeAfter: data.byteLength }, data);
+      const written = await this.inner.write(path, data, condition, context);
+      this.#emit({ command: "create", path, sizeBefore: null, sizeAfter: data.byteLength }, data, context);
       return written;
     }
     const previous = await this.#current(path, condition.ifVersion);
-    if (!previous) return this.inner.write(path, data, condition); // it fails: the version is not current
+    if (!previous) return this.inner.write(path, data, condition, context); // it fails: the version is not current
     // The version is written alongside the edit, not before it: a conditional write that waited for it
     // would hold its version twice as long, and concurrent editors would collide (and back off) far more.
-    const keeping = this.#keep(path, previous).then(
+    const keeping = this.#keep(path, previous, context).then(
       (id) => id,
       () => undefined,
     );
     let written: { version: Version };
     try {
-      written = await this.inner.write(path, data, condition);
+      written = await this.inner.write(path, data, condition, context);
     } finally {
       await keeping;
     }
@@ -238,31 +255,44 @@ export class HistoryStore implements MemoryStore {
     this.#reads.delete(path);
     const sizeBefore = previous.byteLength;
     const event = { command: "edit" as const, path, sizeBefore, sizeAfter: data.byteLength };
-    this.#emit(versionId ? { ...event, versionId } : event, data);
+    this.#emit(versionId ? { ...event, versionId } : event, data, context);
     return written;
   }
 
-  async delete(path: string): Promise<boolean> {
+  async delete(path: string, context?: ChangeContext): Promise<boolean> {
     // Deleting /memories itself wipes the store, history included.
-    if (path === ROOT && this.#own) return this.inner.delete(path);
-    const kept = await this.#keepAll(path);
-    const deleted = await this.inner.delete(path);
+    if (path === ROOT && this.#own) return this.inner.delete(path, context);
+    const kept = await this.#keepAll(path, context);
+    const deleted = await this.inner.delete(path, context);
     if (deleted) {
       for (const { path: p, size, versionId } of kept) {
-        this.#emit({ command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId });
+        this.#emit(
+          { command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId },
+          undefined,
+          context,
+        );
       }
     }
     return deleted;
   }
 
-  async rename(from: string, to: string): Promise<void> {
+  async rename(from: string, to: string, context?: ChangeContext): Promise<void> {
     // Failures are the wrapped store's to report; keep nothing for a rename that cannot happen.
-    if (!(await this.inner.stat(from)) || (await this.inner.stat(to))) return this.inner.rename(from, to);
-    const kept = await this.#keepAll(from);
-    await this.inner.rename(from, to);
+    if (!(await this.inner.stat(from)) || (await this.inner.stat(to)))
+      return this.inner.rename(from, to, context);
+    const kept = await this.#keepAll(from, context);
+    await this.inner.rename(from, to, context);
     for (const { path, size, versionId } of kept) {
       const newPath = rebase(path, from, to);
-      this.#emit({ command: "rename", path, newPath, sizeBefore: size, sizeAfter: size, versionId });
+      const event = {
+        command: "rename" as const,
+        path,
+        newPath,
+        sizeBefore: size,
+        sizeAfter: size,
+        versionId,
+      };
+      this.#emit(event, undefined, context);
     }
   }
 
@@ -280,7 +310,7 @@ export class HistoryStore implements MemoryStore {
     for (const entry of listing.entries) {
       const id = entry.path.slice(entry.path.lastIndexOf("/") + 1);
       const time = entry.kind === "file" ? timeOfVersionId(id) : null;
-      if (time !== null && time >= oldest) out.push({ id, time, size: entry.size });
+      if (time !== null && time >= oldest) out.push({ id, time, size: entry.size, ...changeOfVersionId(id) });
     }
     out.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return out.slice(0, this.#maxVersions);
@@ -357,10 +387,10 @@ export class HistoryStore implements MemoryStore {
   }
 
   /** Keeps `data` as a new version of `path`, then prunes; resolves with the new version's id. */
-  async #keep(path: string, data: Uint8Array): Promise<string> {
+  async #keep(path: string, data: Uint8Array, context?: ChangeContext): Promise<string> {
     const dir = historyDir(this.#base, path);
     await this.#name(dir, path);
-    const id = newVersionId(this.#clock());
+    const id = newVersionId(this.#clock(), context);
     // Counted before it is written: a crash in between leaves the total too high (the next walk corrects
     // it), never too low, which would let history outgrow its bound unnoticed.
     const total = this.#maxBytes === Infinity ? 0 : await this.#addToTotal(data.byteLength);
@@ -385,7 +415,10 @@ export class HistoryStore implements MemoryStore {
   }
 
   /** Keeps every file at or beneath `path`, before it is deleted or moved away. */
-  async #keepAll(path: string): Promise<{ path: string; size: number; versionId: string }[]> {
+  async #keepAll(
+    path: string,
+    context?: ChangeContext,
+  ): Promise<{ path: string; size: number; versionId: string }[]> {
     const stat = path === ROOT ? ({ kind: "directory" } as const) : await this.inner.stat(path);
     if (!stat) return [];
     const files = stat.kind === "file" ? [path] : await this.#filesBeneath(path);
@@ -396,7 +429,7 @@ export class HistoryStore implements MemoryStore {
       kept.push({
         path: file,
         size: current.data.byteLength,
-        versionId: await this.#keep(file, current.data),
+        versionId: await this.#keep(file, current.data, context),
       });
     }
     this.#reads.clear();
@@ -532,12 +565,20 @@ export class HistoryStore implements MemoryStore {
     }
   }
 
-  #emit(event: Omit<HistoryEvent, "tenant" | "content">, content?: Uint8Array): void {
+  #emit(
+    event: Omit<HistoryEvent, "tenant" | "content" | "actor" | "time" | "bytes">,
+    content?: Uint8Array,
+    context?: ChangeContext,
+  ): void {
     const hook = this.#options.onChange;
     if (!hook) return;
+    const written = event.command === "rename" || event.command === "delete" ? 0 : (event.sizeAfter ?? 0);
     const full: HistoryEvent = {
       ...event,
       ...(this.#tenant !== undefined ? { tenant: this.#tenant } : {}),
+      ...(context?.actor !== undefined ? { actor: context.actor } : {}),
+      time: this.#clock(),
+      bytes: written,
       ...(this.#options.includeContent && content ? { content: content.slice() } : {}),
     };
     emitChange(hook, full);

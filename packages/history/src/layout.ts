@@ -3,6 +3,7 @@
  * a name may be), holding a `path` file with the path itself and one file per version, named by its id.
  */
 import { createHash, randomBytes } from "node:crypto";
+import type { ChangeContext } from "@mem/core";
 
 /** The reserved name of the history directory when history lives in the store it records. */
 export const HISTORY_NAME = ".mem-history";
@@ -21,18 +22,33 @@ export const historyDir = (base: string, path: string): string =>
   `${base}/${createHash("sha256").update(path).digest("hex").slice(0, 40)}`;
 
 // Base-36 milliseconds (9 digits until the year 5188), a per-process sequence, a random tail:
-// ids sort by time, and two versions made in the same millisecond never collide.
-const ID = /^([0-9a-z]{9})-([0-9a-z]{4})-([0-9a-f]{8})$/;
+// ids sort by time, and two versions made in the same millisecond never collide. Then, when known, the
+// command that replaced the version and its actor (base64url of UTF-8, at most 128 bytes: 171 characters),
+// so that listing the versions tells who changed what without reading anything more.
+const ID = /^([0-9a-z]{9})-([0-9a-z]{4})-([0-9a-f]{8})(?:\.([a-z_]{1,16}|-)(?:\.([A-Za-z0-9_-]{1,172}))?)?$/;
 let sequence = 0;
 
-/** A new version id for the time `now` (milliseconds since the epoch). */
-export const newVersionId = (now: number): string => {
+/** A new version id for the time `now` (milliseconds since the epoch), naming the change that kept it. */
+export const newVersionId = (now: number, context?: ChangeContext): string => {
   sequence = (sequence + 1) % 36 ** 4;
-  return `${Math.floor(now).toString(36).padStart(9, "0")}-${sequence.toString(36).padStart(4, "0")}-${randomBytes(4).toString("hex")}`;
+  const id = `${Math.floor(now).toString(36).padStart(9, "0")}-${sequence.toString(36).padStart(4, "0")}-${randomBytes(4).toString("hex")}`;
+  const actor =
+    context?.actor === undefined ? "" : `.${Buffer.from(context.actor, "utf8").toString("base64url")}`;
+  const command = context?.command ?? (actor ? "-" : "");
+  return command ? `${id}.${command}${actor}` : id;
 };
 
 /** The time of a version id, or `null` when `id` is not one (so no id can name another path). */
 export const timeOfVersionId = (id: string): number | null => {
   const match = ID.exec(id);
   return match ? Number.parseInt(match[1]!, 36) : null;
+};
+
+/** The command and actor a version id records (see `newVersionId`). */
+export const changeOfVersionId = (id: string): { command?: string; actor?: string } => {
+  const match = ID.exec(id);
+  const out: { command?: string; actor?: string } = {};
+  if (match?.[4] && match[4] !== "-") out.command = match[4];
+  if (match?.[5]) out.actor = Buffer.from(match[5], "base64url").toString("utf8");
+  return out;
 };

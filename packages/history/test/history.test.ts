@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   executeCommand,
   ForwardingStore,
@@ -6,6 +9,8 @@ import {
   NotFoundError,
   type Usage,
 } from "@mem/core";
+import { memoryTool } from "@mem/core/anthropic";
+import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
 import { HISTORY_NAME, type HistoryEvent, HistoryStore } from "../src/index.js";
 
@@ -261,7 +266,12 @@ describe("HistoryStore change feed and store extras", () => {
     await tenant.restore("/memories/b", v!.id);
     await flush();
     expect(
-      events.map(({ versionId, restoredFrom, ...rest }) => ({ ...rest, v: !!versionId, r: !!restoredFrom })),
+      events.map(({ versionId, restoredFrom, time, ...rest }) => ({
+        ...rest,
+        v: !!versionId,
+        r: !!restoredFrom,
+        t: typeof time,
+      })),
     ).toEqual([
       {
         command: "create",
@@ -270,6 +280,8 @@ describe("HistoryStore change feed and store extras", () => {
         sizeBefore: null,
         sizeAfter: 2,
         v: false,
+        bytes: 2,
+        t: "number",
         r: false,
       },
       {
@@ -279,6 +291,8 @@ describe("HistoryStore change feed and store extras", () => {
         sizeBefore: 2,
         sizeAfter: 4,
         v: true,
+        bytes: 4,
+        t: "number",
         r: false,
       },
       {
@@ -289,6 +303,8 @@ describe("HistoryStore change feed and store extras", () => {
         sizeBefore: 4,
         sizeAfter: 4,
         v: true,
+        bytes: 0,
+        t: "number",
         r: false,
       },
       {
@@ -298,6 +314,8 @@ describe("HistoryStore change feed and store extras", () => {
         sizeBefore: 4,
         sizeAfter: null,
         v: true,
+        bytes: 0,
+        t: "number",
         r: false,
       },
       {
@@ -307,6 +325,8 @@ describe("HistoryStore change feed and store extras", () => {
         sizeBefore: null,
         sizeAfter: 4,
         v: false,
+        bytes: 4,
+        t: "number",
         r: true,
       },
     ]);
@@ -409,5 +429,56 @@ describe("create with createOverwrites", () => {
     );
     const seen = new Set([...kept, await content(store, path)]);
     for (const t of ["start\n", ...texts]) expect(seen).toContain(t);
+  });
+});
+
+describe("who changed what", () => {
+  it("records the command and actor of each change made through executeCommand and memoryTool", async () => {
+    const events: HistoryEvent[] = [];
+    const store = new HistoryStore(new InMemoryStore(), { onChange: (event) => void events.push(event) });
+    const path = "/memories/notes.md";
+    const agent = { actor: "planner agent ✓" };
+    await executeCommand(store, { command: "create", path, file_text: "one\n" }, agent);
+    await executeCommand(store, { command: "str_replace", path, old_str: "one", new_str: "two" }, agent);
+    const tool = memoryTool(store, { actor: "user:alice@example.com" });
+    await tool.run({ command: "insert", path, insert_line: 1, insert_text: "three" });
+    await executeCommand(store, { command: "str_replace", path, old_str: "two", new_str: "2" });
+    await executeCommand(store, { command: "rename", old_path: path, new_path: "/memories/b.md" }, agent);
+    await flush();
+
+    expect((await store.versions(path)).map((v) => [v.command, v.actor])).toEqual([
+      ["rename", "planner agent ✓"],
+      ["str_replace", undefined],
+      ["insert", "user:alice@example.com"],
+      ["str_replace", "planner agent ✓"],
+    ]);
+    const [newest] = await store.versions(path);
+    expect(new TextDecoder().decode((await store.readVersion(path, newest?.id ?? ""))!)).toBe("2\nthree\n");
+    expect(events.map((e) => [e.command, e.actor])).toEqual([
+      ["create", "planner agent ✓"],
+      ["edit", "planner agent ✓"],
+      ["edit", "user:alice@example.com"],
+      ["edit", undefined],
+      ["rename", "planner agent ✓"],
+    ]);
+  });
+
+  it("keeps the longest actor in a version id short enough for a file name, on a real file system", async () => {
+    const root = await mkdtemp(join(tmpdir(), "mem-history-actor-"));
+    try {
+      const store = new HistoryStore(new FsStore({ root }));
+      const actor = "é".repeat(64); // 128 UTF-8 bytes, the most an actor may have
+      await executeCommand(store, { command: "create", path: "/memories/a", file_text: "1" }, { actor });
+      await executeCommand(
+        store,
+        { command: "str_replace", path: "/memories/a", old_str: "1", new_str: "2" },
+        { actor },
+      );
+      const [version] = await store.versions("/memories/a");
+      expect(version).toMatchObject({ command: "str_replace", actor, size: 1 });
+      expect(await store.restore("/memories/a", version!.id)).toHaveProperty("replacedVersionId");
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

@@ -6,7 +6,9 @@ import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middlew
 import { localhostHostValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { checkServerOptions } from "./options.js";
+import { createLog, type LogDestination, logRefusals } from "./log.js";
+import { METRICS_PATH, observeCommands } from "./metrics.js";
+import { checkBoolean, checkServerOptions } from "./options.js";
 import { createMemoryMcpServer, type MemoryMcpServerOptions } from "./server.js";
 import { checkToken, StaticTokenVerifier } from "./tokens.js";
 
@@ -30,6 +32,10 @@ export interface HttpServeOptions extends MemoryMcpServerOptions {
    * Requests must carry one of these tokens. Not together with `token`.
    */
   tenantFromToken?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  /** Serve `/metrics` (Prometheus text format), behind the same tokens as `/mcp`. Default `true`. */
+  metrics?: boolean;
+  /** Where the JSON log lines go (start, stop, refused requests, store failures). Default stderr; `false`: none. */
+  log?: LogDestination | false;
 }
 
 /** A running HTTP server. */
@@ -64,7 +70,16 @@ export async function serveHttp(
   options: HttpServeOptions = {},
 ): Promise<HttpServerHandle> {
   checkServerOptions(options);
-  const { host = "127.0.0.1", port = DEFAULT_PORT, token, tenantFromToken, ...serverOptions } = options;
+  checkBoolean(options as Record<string, unknown>, "metrics");
+  const {
+    host = "127.0.0.1",
+    port = DEFAULT_PORT,
+    token,
+    tenantFromToken,
+    metrics = true,
+    log: logTo,
+    ...serverOptions
+  } = options;
   if (typeof host !== "string" || host === "") throw new TypeError("host must be a non-empty string");
   if (!Number.isSafeInteger(port) || port < 0 || port > 65535) {
     throw new TypeError("port must be an integer from 0 to 65535");
@@ -105,14 +120,37 @@ export async function serveHttp(
     return scoped;
   };
 
+  const log = createLog(logTo);
+  const observer = observeCommands((failed) =>
+    log.error(
+      {
+        event: "store_failure",
+        command: failed.command,
+        errorType: failed.errorType,
+        backend: failed.backend,
+      },
+      "store failure",
+    ),
+  );
   const app = express();
   app.disable("x-powered-by");
+  app.use(logRefusals(log));
   if (isLoopback(host)) app.use(localhostHostValidation());
   if (tokens.length > 0) {
-    app.use(MCP_PATH, requireBearerAuth({ verifier: new StaticTokenVerifier(tokens) }));
+    const auth = requireBearerAuth({ verifier: new StaticTokenVerifier(tokens) });
+    app.use(MCP_PATH, auth);
+    if (metrics) app.use(METRICS_PATH, auth);
+  }
+  if (metrics) {
+    app.get(METRICS_PATH, async (_req: Request, res: Response) => {
+      res.set("Content-Type", observer.registry.contentType).send(await observer.registry.metrics());
+    });
   }
   app.post(MCP_PATH, async (req: Request, res: Response) => {
-    const server = createMemoryMcpServer(storeFor(req.auth?.extra?.["tenant"]), serverOptions);
+    const tenant = req.auth?.extra?.["tenant"];
+    // The actor is the name the token goes by: its tenant.
+    const attribution = typeof tenant === "string" ? { actor: tenant, tenant } : {};
+    const server = createMemoryMcpServer(storeFor(tenant), { ...serverOptions, ...attribution });
     // No session id generator: stateless, so any request may reach any server process.
     const transport = new StreamableHTTPServerTransport({
       enableJsonResponse: true,
@@ -140,15 +178,27 @@ export async function serveHttp(
     if (!res.headersSent) rpcError(res, 500, -32603, "Internal server error");
   });
 
-  const listener = await listen(app, host, port);
+  let listener: Server;
+  try {
+    listener = await listen(app, host, port);
+  } catch (error) {
+    observer.close();
+    throw error;
+  }
   const address = listener.address();
   const boundPort = typeof address === "object" && address ? address.port : port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${boundPort}${MCP_PATH}`;
+  log.info({ event: "start", url, metrics, tokens: tokens.length }, "listening");
   return {
-    url: `http://${shownHost}:${boundPort}${MCP_PATH}`,
+    url,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        listener.close((error) => (error ? reject(error) : resolve()));
+        observer.close();
+        listener.close((error) => {
+          log.info({ event: "stop", url }, "stopped");
+          return error ? reject(error) : resolve();
+        });
         listener.closeAllConnections();
       }),
   };

@@ -6,6 +6,8 @@ export {
   MCP_PATH,
   serveHttp,
 } from "./http.js";
+export type { LogDestination } from "./log.js";
+export { METRICS_PATH } from "./metrics.js";
 export {
   createMemoryMcpServer,
   MEMORY_PROTOCOL_PROMPT,

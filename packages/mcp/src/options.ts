@@ -1,5 +1,5 @@
 /** Checks of the options an application passes: a bad one is a `TypeError` naming it and what is allowed. */
-import { checkQuotaOptions } from "@mem/core";
+import { checkActor, checkQuotaOptions } from "@mem/core";
 
 const EXECUTE_LIMITS = [
   "maxFileBytes",
@@ -25,6 +25,7 @@ export function checkServerOptions(options: unknown): void {
   checkBoolean(options, "readOnly");
   checkBoolean(options, "protocol");
   checkBoolean(options, "createOverwrites");
+  checkActor(options["actor"]);
   for (const name of EXECUTE_LIMITS) {
     const value = options[name];
     if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= 0)) {

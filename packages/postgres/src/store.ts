@@ -178,6 +178,7 @@ const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byt
  * ```
  */
 export class PostgresStore implements MemoryStore {
+  readonly backend = "postgres";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The tenant id this store was made for (the innermost scope); `undefined` for the unscoped store. */
   readonly tenant: string | undefined;

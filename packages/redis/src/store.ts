@@ -206,6 +206,7 @@ const readyOf = (client: Redis | Cluster): Promise<void> => {
  * ```
  */
 export class RedisStore implements MemoryStore {
+  readonly backend = "redis";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The underlying ioredis client. */
   readonly client: Redis | Cluster;

@@ -114,6 +114,7 @@ const looksLikeFileName = (name: string): boolean => {
  * ```
  */
 export class S3Store implements MemoryStore {
+  readonly backend = "s3";
   readonly capabilities: StoreCapabilities;
 
   private readonly client: S3Client;

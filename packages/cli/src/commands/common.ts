@@ -35,6 +35,11 @@ export const HISTORY_OPTION = [
 /** `withStore` options of the commands that only read: a store that does not exist is not created. */
 export const READ_ONLY = { readOnly: true } as const;
 
+/** Who runs the commands: recorded with each change (`@mem/history` keeps it with each version). */
+export const ACTOR_OPTION = [
+  "--actor <name>",
+  "who makes the changes, recorded with each one (e.g. an agent's name)",
+] as const;
 export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */

@@ -34,7 +34,9 @@ export const history: CommandModule = (program, ctx) => {
             return;
           }
           for (const v of versions) {
-            ctx.io.stdout.write(`${v.id}\t${new Date(v.time).toISOString()}\t${v.size} bytes\n`);
+            const by =
+              v.command === undefined ? "" : `\t${v.command}${v.actor === undefined ? "" : ` by ${v.actor}`}`;
+            ctx.io.stdout.write(`${v.id}\t${new Date(v.time).toISOString()}\t${v.size} bytes${by}\n`);
           }
         },
         READ_ONLY,

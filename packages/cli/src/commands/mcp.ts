@@ -4,7 +4,14 @@ import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
 import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { type CommandModule, EXPIRE_AFTER_OPTION, examples, HISTORY_OPTION, URL_ARGUMENT } from "./common.js";
+import {
+  ACTOR_OPTION,
+  type CommandModule,
+  EXPIRE_AFTER_OPTION,
+  examples,
+  HISTORY_OPTION,
+  URL_ARGUMENT,
+} from "./common.js";
 
 /** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
 export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
@@ -27,6 +34,7 @@ interface McpFlags {
   expireAfter?: number;
   createOverwrites?: boolean;
   maxImageBytes?: number;
+  actor?: string;
 }
 
 const count = (flag: string) => (value: string) => {
@@ -130,6 +138,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--detectors <list>", "turn detectors on or off, e.g. email,phone,-jwt (see @mem/core's guard)")
     .option(...EXPIRE_AFTER_OPTION)
     .option(...HISTORY_OPTION)
+    .option(...ACTOR_OPTION)
     .addHelpText(
       "after",
       examples(
@@ -149,6 +158,7 @@ export const mcp: CommandModule = (program, ctx) => {
       if (flags.createOverwrites) server.createOverwrites = true;
       if (flags.maxImageBytes !== undefined) server.maxImageBytes = flags.maxImageBytes;
       server.sensitive = guardOptions(flags);
+      if (flags.actor !== undefined) server.actor = flags.actor;
       // The store is checked before the server announces itself: one that cannot work fails now, not
       // on every call.
       const open = {

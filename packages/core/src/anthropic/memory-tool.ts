@@ -2,6 +2,7 @@ import type { BetaRunnableTool } from "@anthropic-ai/sdk/lib/tools/BetaRunnableT
 import { ToolError } from "@anthropic-ai/sdk/lib/tools/ToolError";
 import type { BetaMemoryTool20250818, BetaToolUseBlock } from "@anthropic-ai/sdk/resources/beta";
 import type { MemoryTool20250818, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
+import { checkAttribution } from "../actor.js";
 import {
   type ExecuteOptions,
   executeCommand,
@@ -87,6 +88,7 @@ const runCommand = async (
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryRunnableTool => {
   checkQuotaOptions(options);
+  checkAttribution(options);
   resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
   let previous: Promise<unknown> = Promise.resolve();
   const fields: Record<string, unknown> = {};

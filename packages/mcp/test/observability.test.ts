@@ -1,0 +1,166 @@
+import { randomBytes } from "node:crypto";
+import { InMemoryStore } from "@mem/core";
+import { HistoryStore } from "@mem/history";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { afterEach, describe, expect, it } from "vitest";
+import { callMemoryTool, type HttpServerHandle, serveHttp } from "../src/index.js";
+import { httpClient } from "./support/mcp-client.js";
+
+const servers: HttpServerHandle[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+/** Collects the server's JSON log lines. */
+const logLines = () => {
+  const lines: string[] = [];
+  return { lines, destination: { write: (line: string) => void lines.push(line) } };
+};
+
+const serve = async (store: InMemoryStore | HistoryStore, options: Parameters<typeof serveHttp>[1] = {}) => {
+  const server = await serveHttp(store, { port: 0, log: false, ...options });
+  servers.push(server);
+  return server;
+};
+
+const scrape = async (url: string, token?: string) => {
+  const response = await fetch(url.replace(/\/mcp$/, "/metrics"), {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
+};
+
+const counts = (text: string): Record<string, number> => {
+  const family = parsePrometheusTextFormat(text).find((f) => f.name === "mem_commands_total");
+  const out: Record<string, number> = {};
+  for (const sample of family?.metrics ?? []) {
+    out[`${sample.labels!["command"]} ${sample.labels!["outcome"]}`] = Number(sample.value);
+  }
+  return out;
+};
+
+describe("/metrics", () => {
+  it("counts the commands run, by command and outcome, in Prometheus's text format", async () => {
+    const server = await serve(new InMemoryStore());
+    const client = await httpClient(server.url);
+    const call = (input: Record<string, unknown>) => callMemoryTool(client, input);
+    await call({ command: "create", path: "/memories/a.md", file_text: "one\n" });
+    await call({ command: "create", path: "/memories/b.md", file_text: "two\n" });
+    await call({ command: "view", path: "/memories/a.md" });
+    await call({ command: "view", path: "/memories/missing" });
+    await call({ command: "create", path: "/memories/k", file_text: "AKIAIOSFODNN7EXAMPLE" });
+    await call({ command: "str_replace", path: "/memories/a.md", old_str: "one", new_str: "1" });
+    await client.close();
+
+    const scraped = await scrape(server.url);
+    expect(scraped.status).toBe(200);
+    expect(scraped.type).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(counts(scraped.text)).toEqual({
+      "create ok": 2,
+      "view ok": 1,
+      "view error": 1,
+      "create refused": 1,
+      "str_replace ok": 1,
+    });
+    const families = parsePrometheusTextFormat(scraped.text);
+    const duration = families.find((f) => f.name === "mem_command_duration_seconds")!;
+    expect(duration.type).toBe("HISTOGRAM");
+    expect(duration.metrics.length).toBeGreaterThan(0);
+    expect(scraped.text).toContain('mem_command_duration_seconds_count{command="view",outcome="error"} 1');
+    const written = families.find((f) => f.name === "mem_bytes_written_total")!;
+    expect(Object.fromEntries(written.metrics.map((m) => [m.labels!["command"], Number(m.value)]))).toEqual({
+      create: 8,
+      str_replace: 2,
+    });
+    expect(scraped.text).not.toContain("AKIAIOSFODNN7EXAMPLE");
+  });
+
+  it("sits behind the same tokens as /mcp, and can be turned off", async () => {
+    const token = randomBytes(24).toString("base64url");
+    const guarded = await serve(new InMemoryStore(), { token });
+    expect((await scrape(guarded.url)).status).toBe(401);
+    expect((await scrape(guarded.url, token)).status).toBe(200);
+    const off = await serve(new InMemoryStore(), { metrics: false });
+    expect((await scrape(off.url)).status).toBe(404);
+  });
+});
+
+describe("log", () => {
+  it("logs start, stop, refused requests and store failures as JSON lines, with no token, content or secret", async () => {
+    const token = randomBytes(24).toString("base64url");
+    const secret = "redis://default:s3cr3t-pass@cache.internal:6379";
+    const store = new InMemoryStore();
+    let failing = false;
+    const original = store.read.bind(store);
+    store.read = async (path: string) => {
+      if (failing) throw new Error(`connect ECONNREFUSED ${secret}`);
+      return original(path);
+    };
+    const log = logLines();
+    const server = await serveHttp(store, { port: 0, token, log: log.destination });
+    const client = await httpClient(server.url, token);
+    await callMemoryTool(client, { command: "create", path: "/memories/a.md", file_text: "private note\n" });
+    failing = true;
+    const failed = await callMemoryTool(client, { command: "view", path: "/memories/a.md" });
+    expect(failed.content).toBe("Error: view failed for /memories/a.md: unexpected storage error");
+    failing = false;
+    await client.close();
+    const wrong = await fetch(server.url, {
+      method: "POST",
+      headers: { authorization: "Bearer wrong-token-123456" },
+    });
+    expect(wrong.status).toBe(401);
+    await server.close();
+
+    const entries = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(entries.map((e) => e["event"])).toEqual(["start", "store_failure", "auth_failure", "stop"]);
+    expect(entries[1]).toMatchObject({
+      command: "view",
+      errorType: "store_failure",
+      backend: "memory",
+      level: 50,
+    });
+    expect(entries[2]).toMatchObject({ method: "POST", path: "/mcp", status: 401 });
+    const all = log.lines.join("");
+    for (const hidden of [token, "wrong-token-123456", secret, "s3cr3t", "private note"]) {
+      expect(all).not.toContain(hidden);
+    }
+  });
+});
+
+describe("actor", () => {
+  it("names the token's tenant as the actor of each change, so history shows who made it", async () => {
+    const alice = randomBytes(24).toString("base64url");
+    const bob = randomBytes(24).toString("base64url");
+    const store = new HistoryStore(new InMemoryStore());
+    const server = await serve(store, { tenantFromToken: { [alice]: "alice", [bob]: "bob" } });
+    const path = "/memories/notes.md";
+    for (const [token, text] of [
+      [alice, "a\n"],
+      [bob, "b\n"],
+    ] as const) {
+      const client = await httpClient(server.url, token);
+      await callMemoryTool(client, { command: "create", path, file_text: text });
+      await callMemoryTool(client, { command: "str_replace", path, old_str: text.trim(), new_str: "x" });
+      await client.close();
+    }
+    expect((await store.scope!("alice").versions(path)).map((v) => [v.command, v.actor])).toEqual([
+      ["str_replace", "alice"],
+    ]);
+    expect((await store.scope!("bob").versions(path)).map((v) => [v.command, v.actor])).toEqual([
+      ["str_replace", "bob"],
+    ]);
+  });
+
+  it("names the server's actor option with a single token or none", async () => {
+    const store = new HistoryStore(new InMemoryStore());
+    const server = await serve(store, { actor: "desktop" });
+    const client = await httpClient(server.url);
+    await callMemoryTool(client, { command: "create", path: "/memories/a", file_text: "1" });
+    await callMemoryTool(client, { command: "delete", path: "/memories/a" });
+    await client.close();
+    expect((await store.versions("/memories/a")).map((v) => [v.command, v.actor])).toEqual([
+      ["delete", "desktop"],
+    ]);
+  });
+});
