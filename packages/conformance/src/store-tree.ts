@@ -2,7 +2,7 @@
  * Reading a store's whole visible tree back through the `MemoryStore` contract, to compare it with an
  * expected tree or with an earlier snapshot.
  */
-import { ancestorsOf, isListedName, type MemoryStore, ROOT, segmentsOf } from "@mem/core";
+import { ancestorsOf, isListedName, type MemoryStore, ROOT, segmentsOf, type Usage } from "@mem/core";
 import { expect } from "vitest";
 import { type ContentSpec, materialize } from "./content.js";
 
@@ -128,3 +128,9 @@ export async function snapshotStore(
   }
   return out;
 }
+
+/** The live files and bytes of a `usage()`: other figures a wrapper adds (history's bytes) left out. */
+export const liveUsage = (usage: Usage): { files: number; bytes: number } => ({
+  files: usage.files,
+  bytes: usage.bytes,
+});

@@ -257,7 +257,16 @@ describe("createOverwrites (SPEC §4 create)", () => {
       isError: false,
     });
     expect(await text(store, "/memories/a")).toBe("new");
-    expect(events).toEqual([{ command: "create", path: "/memories/a", sizeBefore: 3, sizeAfter: 3 }]);
+    expect(events).toEqual([
+      {
+        command: "create",
+        path: "/memories/a",
+        sizeBefore: 3,
+        sizeAfter: 3,
+        bytes: 3,
+        time: expect.any(Number),
+      },
+    ]);
   });
 
   it("still refuses a directory at the path, and a file among the ancestors", async () => {

@@ -33,7 +33,7 @@ const onDisk = async (inner: MemoryStore) => {
   const entries = listing?.entries ?? [];
   const folders = entries.filter((e) => e.kind === "directory").length;
   const versions = entries.filter(
-    (e) => e.kind === "file" && /\/[0-9a-z]{9}-[0-9a-z]{4}-[0-9a-f]{8}$/.test(e.path),
+    (e) => e.kind === "file" && /\/[0-9a-z]{9}-[0-9a-z]{4}-[0-9a-f]{8}(\.[^/]*)?$/.test(e.path),
   );
   return { folders, versions: versions.length, bytes: versions.reduce((n, e) => n + e.size, 0) };
 };
