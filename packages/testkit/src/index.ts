@@ -3,4 +3,5 @@ export * from "./postgres.js";
 export * from "./redis.js";
 export * from "./rgw.js";
 export * from "./s3.js";
+export * from "./scripted-api.js";
 export * from "./surface.js";
