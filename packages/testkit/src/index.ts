@@ -1,3 +1,4 @@
+export * from "./memory-script.js";
 export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./redis.js";
