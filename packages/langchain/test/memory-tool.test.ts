@@ -1,0 +1,133 @@
+/**
+ * The real ChatAnthropic against the scripted Messages API over HTTP, with the executor answering its
+ * tool calls: what the server receives is what Claude would, for an fs store and a Redis store.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ChatAnthropic } from "@langchain/anthropic";
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { MemoryStore } from "@mem/core";
+import { FsStore } from "@mem/fs";
+import { RedisStore } from "@mem/redis";
+import {
+  EDITED_PREFIX,
+  expectedToolResults,
+  lastToolResults,
+  MEMORY_SCRIPT,
+  PARALLEL_END,
+  PARALLEL_SCRIPT,
+  PARALLEL_START,
+  PNG_BYTES,
+  PNG_PATH,
+  type RedisServer,
+  raceReads,
+  SCRIPT_FINAL_TEXT,
+  SCRIPT_NOTES,
+  type ScriptedApi,
+  scriptedMemoryModel,
+  startRedis,
+  startScriptedApi,
+} from "@mem/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { markToolErrors, memoryTool, memoryToolNode } from "../src/index.js";
+
+const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
+
+let redis: RedisServer;
+let dir: string;
+const stores: RedisStore[] = [];
+let made = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  dir = await mkdtemp(join(tmpdir(), "mem-langchain-"));
+});
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await redis?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const kinds: [string, () => MemoryStore][] = [
+  ["fs", () => new FsStore({ root: join(dir, `store-${++made}`) })],
+  [
+    "redis",
+    () => {
+      const store = new RedisStore({ url: redis.url, prefix: `langchain-${++made}` });
+      stores.push(store);
+      return store;
+    },
+  ],
+];
+
+/** An agent loop: ChatAnthropic with the memory tool bound, the executor answering every call. */
+const run = async (api: ScriptedApi, store: MemoryStore, streaming: boolean, mark = markToolErrors) => {
+  const model = new ChatAnthropic({
+    model: "claude-test",
+    apiKey: "offline",
+    anthropicApiUrl: api.baseURL,
+    maxRetries: 0,
+    maxTokens: 1024,
+    streaming,
+  }).bindTools([memoryTool(store)]);
+  const node = memoryToolNode(store);
+  const messages: BaseMessage[] = [new HumanMessage("Tidy up my memory.")];
+  for (let turn = 0; turn < 10; turn += 1) {
+    const reply = await model.invoke(mark(messages));
+    messages.push(reply);
+    if (!reply.tool_calls?.length) return reply.text;
+    messages.push(...((await node.invoke(messages)) as BaseMessage[]));
+  }
+  throw new Error("the conversation did not end");
+};
+
+describe.each(kinds)("memoryTool and memoryToolNode on a %s store", (_kind, makeStore) => {
+  for (const streaming of [false, true]) {
+    it(`${streaming ? "streaming" : "invoke"}: declares memory_20250818 and sends the exact results`, async () => {
+      const api = await startScriptedApi({ model: scriptedMemoryModel(MEMORY_SCRIPT) });
+      try {
+        const store = makeStore();
+        await store.write(PNG_PATH, PNG_BYTES, { ifAbsent: true });
+        expect(await run(api, store, streaming)).toBe(SCRIPT_FINAL_TEXT);
+
+        expect(api.received).toHaveLength(MEMORY_SCRIPT.length + 1);
+        for (const { body } of api.received) {
+          expect(body["tools"]).toEqual([{ type: "memory_20250818", name: "memory" }]);
+        }
+        const expected = expectedToolResults(MEMORY_SCRIPT);
+        for (const [i, results] of expected.entries()) {
+          expect(lastToolResults(api.received[i + 1]?.body ?? {})).toEqual(results);
+        }
+        expect(text((await store.read("/memories/notes.md"))?.data)).toBe(SCRIPT_NOTES);
+      } finally {
+        await api.close();
+      }
+    });
+  }
+
+  it("two edits of one file in one turn: both survive, through a refused and retried write", async () => {
+    const api = await startScriptedApi({ model: scriptedMemoryModel(PARALLEL_SCRIPT) });
+    try {
+      const inner = makeStore();
+      await inner.write("/memories/notes.md", new TextEncoder().encode(PARALLEL_START), { ifAbsent: true });
+      const [store, counts] = raceReads(inner, "/memories/notes.md");
+      await run(api, store, false);
+
+      const edits = lastToolResults(api.received[1]?.body ?? {});
+      expect(edits.map((b) => (b as { tool_use_id: string }).tool_use_id)).toEqual([
+        "toolu_demo_001",
+        "toolu_demo_002",
+      ]);
+      for (const block of edits) {
+        expect(block).not.toHaveProperty("is_error");
+        expect(String((block as { content: unknown }).content).startsWith(EDITED_PREFIX)).toBe(true);
+      }
+      expect(counts.conflicts).toBeGreaterThanOrEqual(1);
+      expect(lastToolResults(api.received[2]?.body ?? {})).toEqual(expectedToolResults(PARALLEL_SCRIPT)[1]);
+      expect(text((await inner.read("/memories/notes.md"))?.data)).toBe(PARALLEL_END);
+    } finally {
+      await api.close();
+    }
+  });
+});
