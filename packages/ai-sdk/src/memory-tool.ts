@@ -44,9 +44,11 @@ const ANY_INPUT = jsonSchema<unknown>({});
 /**
  * The memory tool for `generateText` and `streamText`: Claude receives Anthropic's `memory_20250818` tool
  * (not a custom function), and every call runs through `executeCommand`, so results are the spec's exact
- * strings. Calls of one step run concurrently; the store's conditional writes keep concurrent edits of one
- * file from losing either. A bad `sensitive` option throws a `TypeError` here; a bad quota option rejects
- * the first call with one.
+ * strings. The AI SDK starts the calls of one step at once; the tool runs them one at a time in the order
+ * the model wrote them (a `create` and an edit of the same file in one step must not race). Give each
+ * conversation its own tool; the store's conditional writes keep concurrent conversations from losing
+ * each other's edits. A bad `sensitive` option throws a `TypeError` here; a bad quota option rejects the
+ * first call with one.
  *
  * @example
  * ```ts
@@ -66,8 +68,14 @@ const ANY_INPUT = jsonSchema<unknown>({});
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryTool => {
   resolveGuard(options.sensitive);
+  let previous: Promise<unknown> = Promise.resolve();
   const provided = anthropic.tools.memory_20250818<ToolResult>({
-    execute: (input) => executeCommand(store, input, options),
+    // One call at a time, in the order the SDK starts them (the order the model wrote them).
+    execute: (input) => {
+      const result = previous.then(() => executeCommand(store, input, options));
+      previous = result.catch(() => undefined);
+      return result;
+    },
     toModelOutput: ({ output }) => toModelOutput(output),
   });
   return { ...provided, inputSchema: ANY_INPUT } as MemoryTool;

@@ -10,6 +10,7 @@ import type { MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import {
+  CONCURRENT_SCRIPTS,
   EDITED_PREFIX,
   expectedToolResults,
   lastToolResults,
@@ -102,28 +103,43 @@ describe.each(kinds)("memoryTool on a %s store", (_kind, makeStore) => {
     });
   }
 
-  it("two edits of one file in one step: both survive, through a refused and retried write", async () => {
+  it("calls in one step run in the order the model wrote them: a create and its edit, two edits of one file", async () => {
     const api = await startScriptedApi({ model: scriptedMemoryModel(PARALLEL_SCRIPT) });
+    try {
+      const store = makeStore();
+      await store.write("/memories/notes.md", new TextEncoder().encode(PARALLEL_START), { ifAbsent: true });
+      await run(api, store, PARALLEL_SCRIPT, false);
+      const expected = expectedToolResults(PARALLEL_SCRIPT);
+      for (const [i, results] of expected.entries()) {
+        expect(lastToolResults(api.received[i + 1]?.body ?? {})).toEqual(results);
+      }
+      expect(text((await store.read("/memories/notes.md"))?.data)).toBe(PARALLEL_END);
+      expect(text((await store.read("/memories/todo.md"))?.data)).toBe("- y\n");
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("two conversations editing one file at once: both edits survive, through a refused and retried write", async () => {
+    const apis = await Promise.all(
+      CONCURRENT_SCRIPTS.map((script) => startScriptedApi({ model: scriptedMemoryModel(script) })),
+    );
     try {
       const inner = makeStore();
       await inner.write("/memories/notes.md", new TextEncoder().encode(PARALLEL_START), { ifAbsent: true });
       const [store, counts] = raceReads(inner, "/memories/notes.md");
-      await run(api, store, PARALLEL_SCRIPT, false);
+      await Promise.all(apis.map((api, i) => run(api, store, CONCURRENT_SCRIPTS[i] ?? [], false)));
 
-      const edits = lastToolResults(api.received[1]?.body ?? {});
-      expect(edits.map((b) => (b as { tool_use_id: string }).tool_use_id)).toEqual([
-        "toolu_demo_001",
-        "toolu_demo_002",
-      ]);
-      for (const block of edits) {
+      expect(counts.conflicts).toBeGreaterThanOrEqual(1);
+      for (const api of apis) {
+        const [block, ...rest] = lastToolResults(api.received[1]?.body ?? {});
+        expect(rest).toEqual([]);
         expect(block).not.toHaveProperty("is_error");
         expect(String((block as { content: unknown }).content).startsWith(EDITED_PREFIX)).toBe(true);
       }
-      expect(counts.conflicts).toBeGreaterThanOrEqual(1);
-      expect(lastToolResults(api.received[2]?.body ?? {})).toEqual(expectedToolResults(PARALLEL_SCRIPT)[1]);
       expect(text((await inner.read("/memories/notes.md"))?.data)).toBe(PARALLEL_END);
     } finally {
-      await api.close();
+      await Promise.all(apis.map((api) => api.close()));
     }
   });
 });

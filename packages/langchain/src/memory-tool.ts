@@ -23,6 +23,16 @@ export type MemoryToolNodeInput = BaseMessage[] | { messages: BaseMessage[] };
 /** What it gives back, in the same shape: one `ToolMessage` per tool call, in the order of the calls. */
 export type MemoryToolNodeOutput = ToolMessage[] | { messages: ToolMessage[] };
 
+/** Runs the tasks given to it one at a time, in the order they were given. */
+const inOrder = () => {
+  let previous: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const result = previous.then(task);
+    previous = result.catch(() => undefined);
+    return result;
+  };
+};
+
 /**
  * The memory tool to bind to ChatAnthropic (`model.bindTools([memoryTool(store)])`): the request declares
  * Anthropic's `memory_20250818` tool, not a custom function. Invoked with a tool call, it answers with the
@@ -32,10 +42,11 @@ export type MemoryToolNodeOutput = ToolMessage[] | { messages: ToolMessage[] };
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryTool => {
   resolveGuard(options.sensitive);
+  const queue = inOrder();
   return tools.memory_20250818({
     // @langchain/anthropic types `execute` with the input only; LangChain passes the run config second.
     execute: (async (input: unknown, config?: { toolCall?: { id?: string } }) => {
-      const result = await executeCommand(store, input, options);
+      const result = await queue(() => executeCommand(store, input, options));
       const id = config?.toolCall?.id;
       return id ? toToolMessage(result, id) : result.content;
     }) as unknown as (input: unknown) => Promise<string>,
@@ -52,7 +63,10 @@ const lastAiMessage = (messages: readonly BaseMessage[]): AIMessage | undefined 
 
 /**
  * A `ToolNode`-compatible executor: takes the messages (or `{ messages }`), runs every tool call of the
- * last AI message against the store, concurrently, and returns their `ToolMessage`s in the same shape.
+ * last AI message against the store, one at a time in the order the model wrote them (a `create` and an
+ * edit of the same file in one turn must not race), and returns their `ToolMessage`s in the same shape.
+ * Give each conversation its own executor; the store's conditional writes keep concurrent conversations
+ * from losing each other's edits.
  * The raw arguments go to `executeCommand`, so every answer, malformed input included, is the spec's
  * exact text; errors have `status: "error"` (see `markToolErrors` for ChatAnthropic), image views an
  * image block. A call naming another tool gets the spec's unknown-tool error.
@@ -73,9 +87,12 @@ export const memoryToolNode = (
   options: MemoryToolOptions = {},
 ): RunnableLambda<MemoryToolNodeInput, MemoryToolNodeOutput> => {
   resolveGuard(options.sensitive);
+  const queue = inOrder();
   const run = async (call: ToolCall): Promise<ToolMessage> => {
     const result =
-      call.name === "memory" ? await executeCommand(store, call.args, options) : unknownToolResult(call.name);
+      call.name === "memory"
+        ? await queue(() => executeCommand(store, call.args, options))
+        : unknownToolResult(call.name);
     return toToolMessage(result, call.id ?? "");
   };
   return RunnableLambda.from(async (input: MemoryToolNodeInput): Promise<MemoryToolNodeOutput> => {

@@ -1,13 +1,7 @@
 import { ChatAnthropic } from "@langchain/anthropic";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { InMemoryStore } from "@mem/core";
-import {
-  lastToolResults,
-  PNG_BYTES,
-  PNG_PATH,
-  scriptedMemoryModel,
-  startScriptedApi,
-} from "@mem/testkit";
+import { lastToolResults, PNG_BYTES, PNG_PATH, scriptedMemoryModel, startScriptedApi } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { markToolErrors, memoryTool, memoryToolNode } from "../src/index.js";
 

@@ -79,18 +79,26 @@ export const SCRIPT_NOTES = "# Notes\n- A\n- b\n";
 export const SCRIPT_FINAL_TEXT = "Memory is up to date.";
 
 /**
- * Two edits of one file in one turn, then a view. The store starts with `/memories/notes.md` holding
- * {@link PARALLEL_START}; both edits must survive.
+ * Calls in one turn that depend on each other's order: a create and an edit of the new file, two edits of
+ * one file; then a view. The store starts with `/memories/notes.md` holding {@link PARALLEL_START}.
  */
 export const PARALLEL_START = "# Notes\n- a\n- b\n";
+const NOTES_A = { command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" };
+const NOTES_B = { command: "str_replace", path: "/memories/notes.md", old_str: "- b", new_str: "- B" };
 export const PARALLEL_SCRIPT: readonly ScriptTurn[] = [
   {
     calls: [
-      { command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" },
-      { command: "str_replace", path: "/memories/notes.md", old_str: "- b", new_str: "- B" },
+      { command: "create", path: "/memories/todo.md", file_text: "- x\n" },
+      { command: "str_replace", path: "/memories/todo.md", old_str: "- x", new_str: "- y" },
+      NOTES_A,
+      NOTES_B,
     ],
-    // The snippets depend on which edit landed first; the tests check them by their start.
-    results: [],
+    results: [
+      { content: "File created successfully at: /memories/todo.md", isError: false },
+      { content: `${EDITED}     1\t- y`, isError: false },
+      { content: `${EDITED}     1\t# Notes\n     2\t- A\n     3\t- b`, isError: false },
+      { content: `${EDITED}     1\t# Notes\n     2\t- A\n     3\t- B`, isError: false },
+    ],
   },
   {
     calls: [{ command: "view", path: "/memories/notes.md" }],
@@ -104,6 +112,16 @@ export const PARALLEL_SCRIPT: readonly ScriptTurn[] = [
   },
 ];
 export const PARALLEL_END = "# Notes\n- A\n- B\n";
+
+/**
+ * Two conversations on one store, each editing its own line of `/memories/notes.md` (which starts as
+ * {@link PARALLEL_START}). Run at the same time over {@link raceReads}, both edits must survive. Their
+ * snippets depend on which edit landed first, so `results` is empty: check them by their start.
+ */
+export const CONCURRENT_SCRIPTS: readonly [ScriptTurn[], ScriptTurn[]] = [
+  [{ calls: [NOTES_A], results: [] }],
+  [{ calls: [NOTES_B], results: [] }],
+];
 export const EDITED_PREFIX = EDITED;
 
 /** The scripted model that plays `script`'s turns in order, then says `finalText`. */
