@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import type { MemoryStore } from "@mem/core";
+import { type ExecuteOptions, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import {
@@ -32,7 +32,7 @@ import {
 } from "@mem/testkit";
 import { generateText, stepCountIs, streamText } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { memoryTool } from "../src/index.js";
+import { type MemoryToolOptions, memoryTool } from "../src/index.js";
 
 const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
 
@@ -64,11 +64,17 @@ const kinds: [string, () => MemoryStore][] = [
 ];
 
 /** Runs `script` through `generateText` or `streamText` with the memory tool on `store`. */
-const run = async (api: ScriptedApi, store: MemoryStore, script: readonly ScriptTurn[], stream: boolean) => {
+const run = async (
+  api: ScriptedApi,
+  store: MemoryStore,
+  script: readonly ScriptTurn[],
+  stream: boolean,
+  options: MemoryToolOptions = {},
+) => {
   const provider = createAnthropic({ apiKey: "offline", baseURL: `${api.baseURL}/v1` });
   const settings = {
     model: provider("claude-test"),
-    tools: { memory: memoryTool(store) },
+    tools: { memory: memoryTool(store, options) },
     stopWhen: stepCountIs(script.length + 2),
     maxRetries: 0,
     maxOutputTokens: 1024,
@@ -140,6 +146,46 @@ describe.each(kinds)("memoryTool on a %s store", (_kind, makeStore) => {
       expect(text((await inner.read("/memories/notes.md"))?.data)).toBe(PARALLEL_END);
     } finally {
       await Promise.all(apis.map((api) => api.close()));
+    }
+  });
+});
+
+describe("options", () => {
+  const calls = [
+    { command: "create", path: "/memories/a.md", file_text: "second\n" },
+    { command: "create", path: "/memories/b.md", file_text: "key AKIAIOSFODNN7EXAMPLE\n" },
+    { command: "create", path: "/memories/c.md", file_text: "third\n" },
+  ];
+  const options = { createOverwrites: true, sensitive: false, maxFiles: 2 } as const;
+
+  /** What the engine itself answers for the calls, one after the other, with `opts`. */
+  const engine = async (opts: ExecuteOptions) => {
+    const store = new InMemoryStore();
+    await store.write("/memories/a.md", new TextEncoder().encode("first\n"), { ifAbsent: true });
+    const out = [];
+    for (const input of calls) out.push(await executeCommand(store, input, opts));
+    return out;
+  };
+
+  it("createOverwrites, the guard and the quota reach the engine", async () => {
+    const api = await startScriptedApi({ model: scriptedMemoryModel([{ calls, results: [] }]) });
+    try {
+      const store = new InMemoryStore();
+      await store.write("/memories/a.md", new TextEncoder().encode("first\n"), { ifAbsent: true });
+      await run(api, store, [{ calls, results: [] }], false, options);
+      const expected = await engine(options);
+      // The options change every answer, so a tool that dropped them would send other results.
+      expect((await engine({})).map((r) => r.content)).not.toEqual(expected.map((r) => r.content));
+      expect(lastToolResults(api.received[1]?.body ?? {})).toEqual(
+        expected.map((r, i) => ({
+          type: "tool_result",
+          tool_use_id: `toolu_demo_00${i + 1}`,
+          content: r.content,
+          ...(r.isError && { is_error: true }),
+        })),
+      );
+    } finally {
+      await api.close();
     }
   });
 });

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChatAnthropic } from "@langchain/anthropic";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import type { MemoryStore } from "@mem/core";
+import { type ExecuteOptions, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import {
@@ -31,7 +31,7 @@ import {
   startScriptedApi,
 } from "@mem/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { markToolErrors, memoryTool, memoryToolNode } from "../src/index.js";
+import { type MemoryToolOptions, markToolErrors, memoryTool, memoryToolNode } from "../src/index.js";
 
 const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
 
@@ -63,7 +63,13 @@ const kinds: [string, () => MemoryStore][] = [
 ];
 
 /** An agent loop: ChatAnthropic with the memory tool bound, the executor answering every call. */
-const run = async (api: ScriptedApi, store: MemoryStore, streaming: boolean, mark = markToolErrors) => {
+const run = async (
+  api: ScriptedApi,
+  store: MemoryStore,
+  streaming: boolean,
+  mark = markToolErrors,
+  options: MemoryToolOptions = {},
+) => {
   const model = new ChatAnthropic({
     model: "claude-test",
     apiKey: "offline",
@@ -71,8 +77,8 @@ const run = async (api: ScriptedApi, store: MemoryStore, streaming: boolean, mar
     maxRetries: 0,
     maxTokens: 1024,
     streaming,
-  }).bindTools([memoryTool(store)]);
-  const node = memoryToolNode(store);
+  }).bindTools([memoryTool(store, options)]);
+  const node = memoryToolNode(store, options);
   const messages: BaseMessage[] = [new HumanMessage("Tidy up my memory.")];
   for (let turn = 0; turn < 10; turn += 1) {
     const reply = await model.invoke(mark(messages));
@@ -144,6 +150,46 @@ describe.each(kinds)("memoryTool and memoryToolNode on a %s store", (_kind, make
       expect(text((await inner.read("/memories/notes.md"))?.data)).toBe(PARALLEL_END);
     } finally {
       await Promise.all(apis.map((api) => api.close()));
+    }
+  });
+});
+
+describe("options", () => {
+  const calls = [
+    { command: "create", path: "/memories/a.md", file_text: "second\n" },
+    { command: "create", path: "/memories/b.md", file_text: "key AKIAIOSFODNN7EXAMPLE\n" },
+    { command: "create", path: "/memories/c.md", file_text: "third\n" },
+  ];
+  const options = { createOverwrites: true, sensitive: false, maxFiles: 2 } as const;
+
+  /** What the engine itself answers for the calls, one after the other, with `opts`. */
+  const engine = async (opts: ExecuteOptions) => {
+    const store = new InMemoryStore();
+    await store.write("/memories/a.md", new TextEncoder().encode("first\n"), { ifAbsent: true });
+    const out = [];
+    for (const input of calls) out.push(await executeCommand(store, input, opts));
+    return out;
+  };
+
+  it("createOverwrites, the guard and the quota reach the engine", async () => {
+    const api = await startScriptedApi({ model: scriptedMemoryModel([{ calls, results: [] }]) });
+    try {
+      const store = new InMemoryStore();
+      await store.write("/memories/a.md", new TextEncoder().encode("first\n"), { ifAbsent: true });
+      await run(api, store, false, markToolErrors, options);
+      const expected = await engine(options);
+      // The options change every answer, so a tool that dropped them would send other results.
+      expect((await engine({})).map((r) => r.content)).not.toEqual(expected.map((r) => r.content));
+      expect(lastToolResults(api.received[1]?.body ?? {})).toEqual(
+        expected.map((r, i) => ({
+          type: "tool_result",
+          tool_use_id: `toolu_demo_00${i + 1}`,
+          content: r.content,
+          ...(r.isError && { is_error: true }),
+        })),
+      );
+    } finally {
+      await api.close();
     }
   });
 });
