@@ -5,6 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { describeStore, openStore, parseStoreUrl, type StoreSpec } from "@mem/cli";
 import { type MemoryStore, ROOT } from "@mem/core";
 import { HISTORY_NAME, HistoryStore, type VersionInfo } from "@mem/history";
+import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "@mem/testkit";
 import {
   clip,
   createStyle,
@@ -17,7 +18,6 @@ import {
   useColor,
 } from "./render.js";
 import { NOTES_PATH, SESSIONS, scriptedClaude } from "./scenario.js";
-import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "./scripted-api.js";
 import { runSession, type SessionTranscript } from "./session.js";
 
 export interface DemoOptions {

@@ -6,7 +6,7 @@
  * Offline, a scripted model plays Claude. It is not a recording: each turn is decided from what the
  * memory tool actually returned, so the second session only knows what the first one stored.
  */
-import type { Conversation, Message, ScriptedBlock, ScriptedModel, ToolResultBlock } from "./scripted-api.js";
+import type { Conversation, Message, ScriptedBlock, ScriptedModel, ToolResultBlock } from "@mem/testkit";
 
 export interface Session {
   title: string;

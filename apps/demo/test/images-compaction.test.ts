@@ -10,8 +10,8 @@ import {
   MEMORY_TOOL_DEFINITION,
   memoryTool,
 } from "@mem/core/anthropic";
+import { type Block, type Conversation, startScriptedApi } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
-import { type Block, type Conversation, startScriptedApi } from "../src/scripted-api.js";
 
 const PNG = new Uint8Array([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,

@@ -1,7 +1,7 @@
 import { executeCommand, InMemoryStore } from "@mem/core";
+import type { Conversation, Message } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { listedFiles, numberedText, SESSIONS, scriptedClaude } from "../src/scenario.js";
-import type { Conversation, Message } from "../src/scripted-api.js";
 
 /** A memory holding `files`, and what the engine answers to views of it. */
 const memoryWith = async (files: Record<string, string>) => {

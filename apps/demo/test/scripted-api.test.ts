@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { type Conversation, type ScriptedApi, startScriptedApi } from "@mem/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Conversation, type ScriptedApi, startScriptedApi } from "../src/scripted-api.js";
 
 describe("the scripted Messages API", () => {
   let api: ScriptedApi;

@@ -1,0 +1,50 @@
+/**
+ * The memory tool in an AI SDK agent, offline: a scripted Claude (the testkit's Messages API on a loopback
+ * port) looks at its memory, writes a note, reads it back and answers. Against the real API, drop the
+ * scripted server and `baseURL`, and set ANTHROPIC_API_KEY.
+ *
+ * Run from packages/ai-sdk:  npx tsx --conditions=@mem/source examples/quick-start.ts
+ */
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { InMemoryStore, MEMORY_SYSTEM_PROMPT, type ToolResult } from "@mem/core";
+import { type Conversation, startScriptedApi } from "@mem/testkit";
+import { generateText, stepCountIs } from "ai";
+import { memoryTool } from "../src/index.js";
+
+const NOTE = { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" };
+const turns = [
+  { command: "view", path: "/memories" },
+  NOTE,
+  { command: "view", path: "/memories/project.md" },
+];
+const api = await startScriptedApi({
+  model: (conversation: Conversation) => {
+    const turn = turns[conversation.messages.filter((m) => m.role === "assistant").length];
+    return turn
+      ? [{ type: "tool_use", name: "memory", input: turn }]
+      : [{ type: "text", text: "Noted: timeouts are 30s." }];
+  },
+});
+
+try {
+  const anthropic = createAnthropic({ apiKey: "offline", baseURL: `${api.baseURL}/v1` });
+  const store = new InMemoryStore();
+  const { text, steps } = await generateText({
+    model: anthropic("claude-sonnet-4-5"),
+    maxOutputTokens: 1024,
+    system: MEMORY_SYSTEM_PROMPT,
+    tools: { memory: memoryTool(store) },
+    stopWhen: stepCountIs(10),
+    prompt: "Remember that our timeouts are 30s.",
+  });
+  for (const step of steps) {
+    for (const result of step.toolResults) {
+      console.log(`> ${JSON.stringify(result.input)}`);
+      console.log((result.output as ToolResult).content);
+    }
+  }
+  console.log(`Claude: ${text}`);
+  console.log(`tools declared: ${JSON.stringify(api.received[0]?.body["tools"])}`);
+} finally {
+  await api.close();
+}

@@ -1,0 +1,9 @@
+export {
+  type MemoryTool,
+  type MemoryToolNodeInput,
+  type MemoryToolNodeOutput,
+  type MemoryToolOptions,
+  memoryTool,
+  memoryToolNode,
+} from "./memory-tool.js";
+export { markToolErrors, toToolMessage } from "./tool-message.js";
