@@ -14,19 +14,10 @@
 // says when that is fair). The free names a snippet may use without declaring them, for what the
 // application around it provides, are the few in PLACEHOLDERS below.
 import { spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, workspacePackages } from "./workspace.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const started = Date.now();
 const problems = [];
 
@@ -49,28 +40,7 @@ declare global {
 }
 `;
 
-/** Workspace package folders: the `packages:` globs of pnpm-workspace.yaml (`dir/*` or a folder). */
-function workspaceFolders() {
-  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
-  const globs = [];
-  let inPackages = false;
-  for (const line of yaml.split("\n")) {
-    if (/^\S/.test(line)) inPackages = line.startsWith("packages:");
-    const item = inPackages && /^\s+-\s+["']?([^"'#\s]+)["']?/.exec(line);
-    if (item) globs.push(item[1]);
-  }
-  return globs.flatMap((glob) => {
-    if (!glob.endsWith("/*")) return [glob];
-    const parent = glob.slice(0, -2);
-    return readdirSync(join(root, parent), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => `${parent}/${entry.name}`);
-  });
-}
-
-const packages = workspaceFolders()
-  .filter((dir) => existsSync(join(root, dir, "package.json")))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) }));
+const packages = workspacePackages();
 
 const documents = [
   "README.md",

@@ -26,9 +26,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, workspacePackages } from "./workspace.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const started = Date.now();
 const problems = [];
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -64,29 +63,7 @@ const pnpm = (args, options) =>
 
 const step = (name) => console.log(`pack-check: ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
-/** Workspace package folders: the `packages:` globs of pnpm-workspace.yaml (`dir/*` or a folder). */
-function workspaceFolders() {
-  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
-  const globs = [];
-  let inPackages = false;
-  for (const line of yaml.split("\n")) {
-    if (/^\S/.test(line)) inPackages = line.startsWith("packages:");
-    const item = inPackages && /^\s+-\s+["']?([^"'#\s]+)["']?/.exec(line);
-    if (item) globs.push(item[1]);
-  }
-  return globs.flatMap((glob) => {
-    if (!glob.endsWith("/*")) return [glob];
-    const parent = glob.slice(0, -2);
-    return readdirSync(join(root, parent), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => `${parent}/${entry.name}`);
-  });
-}
-
-const publicPackages = workspaceFolders()
-  .filter((dir) => existsSync(join(root, dir, "package.json")))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) }))
-  .filter(({ manifest }) => manifest.private !== true);
+const publicPackages = workspacePackages().filter(({ manifest }) => manifest.private !== true);
 const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const license = readFileSync(join(root, "LICENSE"), "utf8");
 

@@ -22,34 +22,13 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { root, workspacePackages } from "./workspace.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const started = Date.now();
 const problems = [];
 const read = (file) => JSON.parse(readFileSync(file, "utf8"));
 
-/** Workspace package folders: the `packages:` globs of pnpm-workspace.yaml (`dir/*` or a folder). */
-function workspaceFolders() {
-  const yaml = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
-  const globs = [];
-  let inPackages = false;
-  for (const line of yaml.split("\n")) {
-    if (/^\S/.test(line)) inPackages = line.startsWith("packages:");
-    const item = inPackages && /^\s+-\s+["']?([^"'#\s]+)["']?/.exec(line);
-    if (item) globs.push(item[1]);
-  }
-  return globs.flatMap((glob) => {
-    if (!glob.endsWith("/*")) return [glob];
-    const parent = glob.slice(0, -2);
-    return readdirSync(join(root, parent), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => `${parent}/${entry.name}`);
-  });
-}
-const packages = workspaceFolders()
-  .filter((dir) => existsSync(join(root, dir, "package.json")))
-  .map((dir) => ({ dir, manifest: read(join(root, dir, "package.json")) }));
+const packages = workspacePackages();
 
 // 1. changeset version on a copy.
 const copy = mkdtempSync(join(tmpdir(), "mem-release-"));
