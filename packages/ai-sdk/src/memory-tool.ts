@@ -4,6 +4,7 @@ import {
   type ExecuteOptions,
   executeCommand,
   type MemoryStore,
+  oneAtATime,
   resolveGuard,
   type ToolResult,
 } from "@mem/core";
@@ -68,14 +69,10 @@ const ANY_INPUT = jsonSchema<unknown>({});
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryTool => {
   resolveGuard(options.sensitive);
-  let previous: Promise<unknown> = Promise.resolve();
+  const inOrder = oneAtATime();
   const provided = anthropic.tools.memory_20250818<ToolResult>({
     // One call at a time, in the order the SDK starts them (the order the model wrote them).
-    execute: (input) => {
-      const result = previous.then(() => executeCommand(store, input, options));
-      previous = result.catch(() => undefined);
-      return result;
-    },
+    execute: (input) => inOrder(() => executeCommand(store, input, options)),
     toModelOutput: ({ output }) => toModelOutput(output),
   });
   return { ...provided, inputSchema: ANY_INPUT } as MemoryTool;

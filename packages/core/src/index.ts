@@ -37,6 +37,7 @@ export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
+export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";
 export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";

@@ -7,6 +7,7 @@ import {
   type ExecuteOptions,
   executeCommand,
   type MemoryStore,
+  oneAtATime,
   resolveGuard,
   unknownToolResult,
 } from "@mem/core";
@@ -23,16 +24,6 @@ export type MemoryToolNodeInput = BaseMessage[] | { messages: BaseMessage[] };
 /** What it gives back, in the same shape: one `ToolMessage` per tool call, in the order of the calls. */
 export type MemoryToolNodeOutput = ToolMessage[] | { messages: ToolMessage[] };
 
-/** Runs the tasks given to it one at a time, in the order they were given. */
-const inOrder = () => {
-  let previous: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const result = previous.then(task);
-    previous = result.catch(() => undefined);
-    return result;
-  };
-};
-
 /**
  * The memory tool to bind to ChatAnthropic (`model.bindTools([memoryTool(store)])`): the request declares
  * Anthropic's `memory_20250818` tool, not a custom function. Invoked with a tool call, it answers with the
@@ -42,7 +33,7 @@ const inOrder = () => {
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryTool => {
   resolveGuard(options.sensitive);
-  const queue = inOrder();
+  const queue = oneAtATime();
   return tools.memory_20250818({
     // @langchain/anthropic types `execute` with the input only; LangChain passes the run config second.
     execute: (async (input: unknown, config?: { toolCall?: { id?: string } }) => {
@@ -87,7 +78,7 @@ export const memoryToolNode = (
   options: MemoryToolOptions = {},
 ): RunnableLambda<MemoryToolNodeInput, MemoryToolNodeOutput> => {
   resolveGuard(options.sensitive);
-  const queue = inOrder();
+  const queue = oneAtATime();
   const run = async (call: ToolCall): Promise<ToolMessage> => {
     const result =
       call.name === "memory"

@@ -7,6 +7,7 @@ import {
   type ExecuteOptions,
   executeCommand,
   type MemoryStore,
+  oneAtATime,
   resolveGuard,
   type ToolResult,
   type ToolResultContentBlock,
@@ -90,7 +91,7 @@ export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}):
   checkQuotaOptions(options);
   checkAttribution(options);
   resolveGuard(options.sensitive); // a bad `sensitive` option is a TypeError now, not an error result later
-  let previous: Promise<unknown> = Promise.resolve();
+  const inOrder = oneAtATime();
   const fields: Record<string, unknown> = {};
   for (const field of DEFINITION_FIELDS) if (options[field] !== undefined) fields[field] = options[field];
   return {
@@ -100,9 +101,7 @@ export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}):
     // The engine validates the raw input itself, so that malformed input gets the spec's messages.
     parse: (input: unknown): unknown => input,
     run: async (input: unknown): Promise<string | ToolResultContentBlock[]> => {
-      const result = previous.then(() => runCommand(store, input, options));
-      previous = result;
-      const outcome = await result;
+      const outcome = await inOrder(() => runCommand(store, input, options));
       // The runner sends a ToolError's content as it is, with `is_error: true`.
       if (outcome.isError) throw new ToolError(outcome.content);
       // An image view is two blocks, the text and the image; everything else is its text.
