@@ -7,23 +7,19 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { InMemoryStore, MEMORY_SYSTEM_PROMPT, type ToolResult } from "@mem/core";
-import { type Conversation, startScriptedApi } from "@mem/testkit";
+import { oneCallPerTurn, startScriptedApi } from "@mem/testkit";
 import { generateText, stepCountIs } from "ai";
 import { memoryTool } from "../src/index.js";
 
-const NOTE = { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" };
-const turns = [
-  { command: "view", path: "/memories" },
-  NOTE,
-  { command: "view", path: "/memories/project.md" },
-];
 const api = await startScriptedApi({
-  model: (conversation: Conversation) => {
-    const turn = turns[conversation.messages.filter((m) => m.role === "assistant").length];
-    return turn
-      ? [{ type: "tool_use", name: "memory", input: turn }]
-      : [{ type: "text", text: "Noted: timeouts are 30s." }];
-  },
+  model: oneCallPerTurn(
+    [
+      { command: "view", path: "/memories" },
+      { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" },
+      { command: "view", path: "/memories/project.md" },
+    ],
+    "Noted: timeouts are 30s.",
+  ),
 });
 
 try {

@@ -1,19 +1,9 @@
-import { execFile } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { runExample } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
-
-const run = promisify(execFile);
-const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
 describe("examples", () => {
   it("quick-start.ts runs offline and prints every result as the engine gave it", async () => {
-    const { stdout } = await run(
-      process.execPath,
-      ["--import", "tsx", "--conditions=@mem/source", "examples/quick-start.ts"],
-      { cwd: packageDir },
-    );
-    expect(stdout).toBe(
+    expect(await runExample(new URL("..", import.meta.url), "examples/quick-start.ts")).toBe(
       [
         '> {"command":"view","path":"/memories"}',
         "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:",

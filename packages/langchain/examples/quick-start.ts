@@ -8,21 +8,18 @@
 import { ChatAnthropic } from "@langchain/anthropic";
 import { type BaseMessage, HumanMessage, SystemMessage, type ToolMessage } from "@langchain/core/messages";
 import { InMemoryStore, MEMORY_SYSTEM_PROMPT } from "@mem/core";
-import { type Conversation, startScriptedApi } from "@mem/testkit";
+import { oneCallPerTurn, startScriptedApi } from "@mem/testkit";
 import { markToolErrors, memoryTool, memoryToolNode } from "../src/index.js";
 
-const turns = [
-  { command: "view", path: "/memories" },
-  { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" },
-  { command: "str_replace", path: "/memories/project.md", old_str: "60s", new_str: "30s" },
-];
 const api = await startScriptedApi({
-  model: (conversation: Conversation) => {
-    const turn = turns[conversation.messages.filter((m) => m.role === "assistant").length];
-    return turn
-      ? [{ type: "tool_use", name: "memory", input: turn }]
-      : [{ type: "text", text: "Noted: timeouts are 30s." }];
-  },
+  model: oneCallPerTurn(
+    [
+      { command: "view", path: "/memories" },
+      { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" },
+      { command: "str_replace", path: "/memories/project.md", old_str: "60s", new_str: "30s" },
+    ],
+    "Noted: timeouts are 30s.",
+  ),
 });
 
 try {

@@ -1,3 +1,4 @@
+export * from "./examples.js";
 export * from "./fixtures.js";
 export * from "./memory-script.js";
 export * from "./ports.js";

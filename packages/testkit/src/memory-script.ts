@@ -134,6 +134,16 @@ export const scriptedMemoryModel =
   };
 
 /**
+ * The scripted model of a short demonstration: one memory tool call a turn, `calls` in order, then
+ * `finalText`.
+ */
+export const oneCallPerTurn = (calls: readonly Record<string, unknown>[], finalText: string): ScriptedModel =>
+  scriptedMemoryModel(
+    calls.map((call) => ({ calls: [call], results: [] })),
+    finalText,
+  );
+
+/**
  * The `tool_result` blocks each request after the first must carry for `script` on a fresh server (the
  * server numbers tool uses `toolu_demo_001`, ... in order). `is_error` appears only on errors.
  */
