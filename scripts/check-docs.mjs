@@ -153,14 +153,22 @@ for (const { dir, manifest } of packages) {
     }
     link(join(root, dir), manifest.name);
   } else if (existsSync(join(root, dir, "src", "index.ts"))) {
+    // Each entry point (`.`, `./integration-checks`, ...) re-exports the source its @mem/source condition names.
     const shim = join(project, "node_modules", manifest.name);
     mkdirSync(shim, { recursive: true });
-    const source = relative(shim, join(root, dir, "src", "index.js"));
+    const exports = {};
+    for (const [subpath, conditions] of Object.entries(manifest.exports ?? {})) {
+      const entry = conditions?.["@mem/source"];
+      if (!entry) continue;
+      const declarations = `./${subpath === "." ? "index" : subpath.slice(2)}.d.ts`;
+      exports[subpath] = { types: declarations };
+      const source = relative(shim, join(root, dir, entry.replace(/\.ts$/, ".js")));
+      writeFileSync(join(shim, declarations), `export * from "${source}";\n`);
+    }
     writeFileSync(
       join(shim, "package.json"),
-      JSON.stringify({ name: manifest.name, type: "module", types: "./index.d.ts" }),
+      JSON.stringify({ name: manifest.name, type: "module", types: "./index.d.ts", exports }),
     );
-    writeFileSync(join(shim, "index.d.ts"), `export * from "${source}";\n`);
   }
 }
 for (const specifier of specifiers) {
