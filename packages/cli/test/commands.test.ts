@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
-import { HistoryStore } from "@mem/history";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
 import { openStore } from "../src/index.js";
@@ -19,6 +18,7 @@ import {
   startServers,
   withStore,
 } from "./stores.js";
+import { keepTwoVersions } from "./versions.js";
 
 let servers: Servers;
 beforeAll(async () => {
@@ -213,16 +213,7 @@ describe("mem verify, du, rotate", () => {
 
   it("du reports the bytes @mem/history keeps apart from the files quotas count", async () => {
     const url = freshUrl(servers, "fs");
-    await withStore(servers, url, async (store) => {
-      const kept = new HistoryStore(store);
-      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "v1\n" });
-      await executeCommand(kept, {
-        command: "str_replace",
-        path: "/memories/a.md",
-        old_str: "v1",
-        new_str: "v2",
-      });
-    });
+    await withStore(servers, url, (store) => keepTwoVersions(store, "/memories/a.md", "v1", "v2"));
     const json = await mem(["du", url, "--max-files", "1", "--json"]);
     const report = JSON.parse(json.out);
     expect(report).toMatchObject({ files: 1, bytes: 3, maxFiles: 1, overQuota: false });
@@ -295,16 +286,7 @@ describe("output", () => {
 
   it("history lists the versions @mem/history kept, and restore puts one back, itself undoable", async () => {
     const url = freshUrl(servers, "fs");
-    await withStore(servers, url, async (store) => {
-      const kept = new HistoryStore(store);
-      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "v1\n" });
-      await executeCommand(kept, {
-        command: "str_replace",
-        path: "/memories/a.md",
-        old_str: "v1",
-        new_str: "v2",
-      });
-    });
+    await withStore(servers, url, (store) => keepTwoVersions(store, "/memories/a.md", "v1", "v2"));
     const listed = await mem(["history", url, "/memories/a.md", "--json"]);
     expect(listed.code).toBe(0);
     const { versions } = JSON.parse(listed.out) as { versions: { id: string; size: number }[] };

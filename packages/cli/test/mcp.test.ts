@@ -13,12 +13,12 @@ import {
 } from "@mem/conformance";
 import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
-import { HistoryStore } from "@mem/history";
 import { callMemoryTool } from "@mem/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
+import { keepTwoVersions } from "./versions.js";
 
 // Starting the command on sources takes seconds on a busy machine; a call waits on others' locks.
 const SPAWN_TIMEOUT = 120_000;
@@ -209,14 +209,7 @@ describe("mem mcp, store and options", () => {
     "keeps versions in a store that holds history; the model can neither see nor touch them",
     async () => {
       const root = newRoot();
-      const kept = new HistoryStore(new FsStore({ root }));
-      await executeCommand(kept, { command: "create", path: "/memories/a.md", file_text: "one\n" });
-      await executeCommand(kept, {
-        command: "str_replace",
-        path: "/memories/a.md",
-        old_str: "one",
-        new_str: "two",
-      });
+      const kept = await keepTwoVersions(new FsStore({ root }), "/memories/a.md", "one", "two");
       const client = await spawnMem(root);
       try {
         const peek = await callMemoryTool(client, { command: "view", path: "/memories/.mem-history" }, CALL);
