@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { startFixture as start, stopFixtures } from "@mem/testkit";
 import { afterAll } from "vitest";
 
-export { type Exit, exitOf, outputOf, waitForLine } from "@mem/testkit";
+export { type Exit, exitOf, killOnceReady, outputOf, waitForLine } from "@mem/testkit";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 

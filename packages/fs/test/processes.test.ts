@@ -1,14 +1,11 @@
-import { randomInt } from "node:crypto";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { FsStore, isReservedName } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { exitOf, startFixture, waitForLine } from "./children.js";
+import { exitOf, killOnceReady, startFixture } from "./children.js";
 import { isSealed } from "./fixtures/sealed.js";
 import { tempDir, text } from "./helpers.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Every entry on disk beneath `dir`, relative, symbolic links not followed. */
 const onDisk = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();
@@ -52,12 +49,7 @@ describe("crash safety", () => {
       const root = join(tempDir(), "memories");
       const store = new FsStore({ root });
       for (let round = 0; round < 24; round++) {
-        const child = startFixture("crash-worker.ts", [root]);
-        const exited = exitOf(child);
-        await waitForLine(child, "ready");
-        await sleep(randomInt(0, 60));
-        child.kill("SIGKILL");
-        const exit = await exited;
+        const exit = await killOnceReady(startFixture("crash-worker.ts", [root]), 60);
         expect(exit.signal, exit.stderr).toBe("SIGKILL");
 
         // Every file the store shows holds one complete version; nothing reserved is shown.

@@ -1,15 +1,13 @@
-import { randomInt } from "node:crypto";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand } from "@mem/core";
-import { exitOf, isSealed, startFixture, stopFixtures, waitForLine } from "@mem/testkit";
+import { exitOf, isSealed, killOnceReady, startFixture, stopFixtures } from "@mem/testkit";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/index.js";
 import { freshPath, textOf } from "./helpers.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 afterAll(stopFixtures);
 
 /** What SQLite itself says of the file: "ok" when every page and index is sound. */
@@ -86,11 +84,7 @@ describe("crash safety", () => {
         child.stdout?.on("data", (chunk: Buffer) => {
           out += chunk.toString();
         });
-        const exited = exitOf(child);
-        await waitForLine(child, "ready");
-        await sleep(randomInt(0, 80));
-        child.kill("SIGKILL");
-        const exit = await exited;
+        const exit = await killOnceReady(child, 80);
         expect(exit.signal, exit.stderr).toBe("SIGKILL");
         // Only lines printed whole count: the last one may have been cut by the kill.
         const complete = out.slice(0, out.lastIndexOf("\n") + 1);

@@ -3,6 +3,7 @@
  * tests of several processes on one store, and of a process killed mid-write.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { join } from "node:path";
 
 const running = new Set<ChildProcess>();
@@ -67,6 +68,18 @@ export const waitForLine = (child: ChildProcess, line: string): Promise<void> =>
     child.stdout?.on("data", onData);
     child.once("exit", (code) => reject(new Error(`child exited (${code}) before "${line}": ${err}`)));
   });
+
+/**
+ * Kills the child with SIGKILL at a random moment up to `withinMs` after it prints `ready`, so that it
+ * dies mid-write; resolves with its exit.
+ */
+export const killOnceReady = async (child: ChildProcess, withinMs: number): Promise<Exit> => {
+  const exited = exitOf(child);
+  await waitForLine(child, "ready");
+  await new Promise((resolve) => setTimeout(resolve, randomInt(0, withinMs)));
+  child.kill("SIGKILL");
+  return exited;
+};
 
 /** Everything the child prints on stdout until it exits; rejects on a non-zero exit. */
 export const outputOf = (child: ChildProcess): Promise<string> =>
