@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOf, startFixture, stopFixtures } from "@mem/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { TestPostgres, textOf } from "./support.js";
 
@@ -11,28 +11,16 @@ beforeAll(async () => {
   db = await TestPostgres.start();
 });
 afterAll(() => db?.stop());
+afterAll(stopFixtures);
 
 /** Runs the insert worker in a fresh Node.js process; resolves with its exit code and stderr. */
-const worker = (args: string[]): Promise<{ code: number | null; stderr: string }> =>
-  new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--conditions=@mem/source",
-        "--import",
-        "tsx",
-        join(packageDir, "test", "fixtures", "insert-worker.ts"),
-        ...args,
-      ],
-      { cwd: packageDir, stdio: ["pipe", "ignore", "pipe"] },
-    );
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once("exit", (code) => resolve({ code, stderr }));
-    child.stdin.end(db.server.url);
-  });
+const worker = async (args: string[]): Promise<{ code: number | null; stderr: string }> => {
+  const child = startFixture(packageDir, "insert-worker.ts", args);
+  const exited = exitOf(child);
+  child.stdin?.end(db.server.url);
+  const { code, stderr } = await exited;
+  return { code, stderr };
+};
 
 it(
   "loses no edit when 4 processes, each with its own pool, edit one file concurrently",
