@@ -12,6 +12,7 @@ describe("public surface", { timeout: 120_000 }, () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
       "AlreadyExistsError",
+      "BridgeStoreOptions",
       "BuiltinDetectorName",
       "COMMAND_CHANNEL",
       "ChangeContext",
@@ -34,6 +35,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "ImageContentBlock",
       "ImageMediaType",
       "InMemoryStore",
+      "KeyValuePrimitives",
       "ListEntry",
       "ListOptions",
       "Listing",
@@ -78,6 +80,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "WriteQuota",
       "ancestorsOf",
       "backoffDelay",
+      "bridgeStore",
       "checkActor",
       "checkOptions",
       "checkQuotaOptions",
