@@ -46,6 +46,7 @@ const documents = [
   "README.md",
   "CONTRIBUTING.md",
   "SECURITY.md",
+  "docs/architecture.md",
   ...packages.map(({ dir }) => `${dir}/README.md`),
 ].filter((file) => existsSync(join(root, file)));
 
@@ -115,11 +116,13 @@ mkdirSync(join(project, "blocks"), { recursive: true });
 const sources = new Map(); // block file -> { file, start }
 const specifiers = new Set();
 let fragments = 0;
+const diagrams = new Map(); // document -> its Mermaid blocks
 for (const file of documents) {
   const text = readFileSync(join(root, file), "utf8");
   checkStoreUrlTables(file, text);
   for (const block of fencedBlocks(file, text)) {
     const [language, ...flags] = block.info.split(/\s+/);
+    if (language === "mermaid") diagrams.set(file, [...(diagrams.get(file) ?? []), block.lines.join("\n")]);
     if (language !== "ts" && language !== "typescript") continue;
     if (flags.includes("fragment")) {
       fragments += 1;
@@ -133,6 +136,13 @@ for (const file of documents) {
     writeFileSync(join(project, "blocks", name), `${code}\nexport {};\n`);
     sources.set(`blocks/${name}`, { file, start: block.start });
   }
+}
+
+// The layer diagram is explained in docs/architecture.md and shown in the root README: one diagram.
+const [layers] = diagrams.get("docs/architecture.md") ?? [];
+if (!layers) problems.push("docs/architecture.md: the layer diagram (a mermaid block) is missing");
+else if (!diagrams.get("README.md")?.includes(layers)) {
+  problems.push("README.md: the layer diagram differs from the one in docs/architecture.md");
 }
 
 // node_modules: @mem/* from the workspace, everything else from a workspace package that depends on it.

@@ -1,14 +1,14 @@
 /**
- * A store of your own behind the memory tool: `MapStore` (src/map-store.ts) keeps files in a `Map`, core
- * does everything else (validation, the six commands, the exact result strings). test/map-store.test.ts
- * proves it with `runConformance` from @mem/conformance.
+ * A store of your own behind the memory tool: src/map-store.ts gives four primitives over a `Map` and
+ * `bridgeStore` builds the store on them; core does everything else (validation, the six commands, the
+ * exact result strings). test/map-store.test.ts proves it with `runConformance` from @mem/conformance.
  *
  * Run: npx -y pnpm@10 --filter @mem/examples custom-store
  */
 import { executeCommand } from "@mem/core";
-import { MapStore } from "./map-store.js";
+import { createMapStore } from "./map-store.js";
 
-const store = new MapStore();
+const store = createMapStore();
 const calls = [
   { command: "create", path: "/memories/notes.md", file_text: "# Notes\n- likes tea\n" },
   { command: "str_replace", path: "/memories/notes.md", old_str: "tea", new_str: "green tea" },

@@ -1,93 +1,48 @@
 /**
- * A complete memory store in about 80 lines: files in a `Map` from canonical path to bytes. Directories
- * are implicit (a directory exists while a file lies beneath it), as SPEC §3 describes. Every method
- * does its checks and its change in one synchronous step, so concurrent commands on one instance never
- * interleave, and the conditional writes hold.
+ * A complete memory store in about 50 lines: four primitives over a `Map` (get with a version,
+ * put-if-version, delete, list by prefix), and `bridgeStore` from @mem/core builds the rest: directories,
+ * listings and their sizes, renames, usage, tenants, and every error as a typed store error. Each
+ * primitive does its check and its change in one synchronous step, so put-if-version is atomic.
  */
-import {
-  AlreadyExistsError,
-  ancestorsOf,
-  ConflictError,
-  type FileData,
-  isSameOrInside,
-  type Listing,
-  listingFromFiles,
-  type MemoryStore,
-  NotADirectoryError,
-  NotFoundError,
-  ROOT,
-  rebase,
-  type Stat,
-  type StoreCapabilities,
-  type Version,
-  type WriteCondition,
-} from "@mem/core";
+import { bridgeStore, type KeyValuePrimitives, type MemoryStore, type Version } from "@mem/core";
 
 interface Entry {
-  data: Uint8Array;
+  value: Uint8Array;
   version: Version;
 }
 
-export class MapStore implements MemoryStore {
-  readonly capabilities: StoreCapabilities = { crossProcessSafe: false, atomicDirectoryRename: true };
-  readonly #files = new Map<string, Entry>();
-  #versions = 0;
+/** Bytes under string keys, each with a version that changes on every put. */
+export class VersionedMap implements KeyValuePrimitives {
+  readonly #entries = new Map<string, Entry>();
+  #clock = 0;
 
-  async read(path: string): Promise<FileData | null> {
-    const entry = this.#files.get(path);
-    return entry ? { data: entry.data.slice(), version: entry.version } : null;
+  async get(key: string): Promise<Entry | null> {
+    const entry = this.#entries.get(key);
+    return entry ? { value: entry.value.slice(), version: entry.version } : null;
   }
 
-  async stat(path: string): Promise<Stat | null> {
-    if (this.#isDirectory(path)) return { kind: "directory" };
-    const entry = this.#files.get(path);
-    return entry ? { kind: "file", size: entry.data.byteLength } : null;
+  /** Stores `value` only if the key is at version `expected` (`null`: only if absent). */
+  async put(key: string, value: Uint8Array, expected: Version | null): Promise<Version | null> {
+    if ((this.#entries.get(key)?.version ?? null) !== expected) return null;
+    const version = String(++this.#clock);
+    this.#entries.set(key, { value: value.slice(), version });
+    return version;
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
-    if (!this.#isDirectory(dir)) return null;
-    const files = [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
-    return listingFromFiles(dir, files, depth);
+  async delete(key: string, expected?: Version): Promise<boolean> {
+    const entry = this.#entries.get(key);
+    if (!entry || (expected !== undefined && entry.version !== expected)) return false;
+    return this.#entries.delete(key);
   }
 
-  async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
-    this.#checkAncestors(path);
-    const current = this.#files.get(path);
-    if ("ifAbsent" in condition) {
-      if (current || this.#isDirectory(path)) throw new AlreadyExistsError(path);
-    } else if (current?.version !== condition.ifVersion) {
-      throw new ConflictError(path);
+  async list(prefix: string): Promise<{ key: string; size: number }[]> {
+    const found: { key: string; size: number }[] = [];
+    for (const [key, entry] of this.#entries) {
+      if (key.startsWith(prefix)) found.push({ key, size: entry.value.byteLength });
     }
-    const version = String(++this.#versions);
-    this.#files.set(path, { data: data.slice(), version });
-    return { version };
-  }
-
-  async delete(path: string): Promise<boolean> {
-    const targets = [...this.#files.keys()].filter((p) => isSameOrInside(p, path));
-    for (const p of targets) this.#files.delete(p);
-    return targets.length > 0;
-  }
-
-  async rename(from: string, to: string): Promise<void> {
-    const moving = [...this.#files].filter(([p]) => isSameOrInside(p, from));
-    if (moving.length === 0) throw new NotFoundError(from);
-    if (this.#files.has(to) || this.#isDirectory(to)) throw new AlreadyExistsError(to);
-    this.#checkAncestors(to);
-    for (const [p] of moving) this.#files.delete(p);
-    for (const [p, entry] of moving) this.#files.set(rebase(p, from, to), entry);
-  }
-
-  #isDirectory(path: string): boolean {
-    if (path === ROOT) return true;
-    for (const p of this.#files.keys()) if (p !== path && isSameOrInside(p, path)) return true;
-    return false;
-  }
-
-  /** A file where a directory of `path` should be: writing below it is refused. */
-  #checkAncestors(path: string): void {
-    for (const ancestor of ancestorsOf(path).reverse()) {
-      if (this.#files.has(ancestor)) throw new NotADirectoryError(path, ancestor);
-    }
+    return found;
   }
 }
+
+/** A memory store over `map`; two stores over one map see the same files, as two clients of one server. */
+export const createMapStore = (map = new VersionedMap()): MemoryStore => bridgeStore(map, { backend: "map" });

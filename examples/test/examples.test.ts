@@ -14,7 +14,7 @@ const example = async (name: string): Promise<string> => {
 };
 
 describe("examples", () => {
-  it("custom-store: core runs every command on MapStore", async () => {
+  it("custom-store: core runs every command on the bridged Map store", async () => {
     expect(await example("custom-store")).toBe(
       [
         '> {"command":"create","path":"/memories/notes.md","file_text":"# Notes\\n- likes tea\\n"}',

@@ -10,6 +10,13 @@ export {
   parseGoldenTranscript,
   type TranscriptOptions,
 } from "./golden.js";
-export { type ConformanceOptions, type ConformanceTarget, runConformance } from "./run-conformance.js";
+export {
+  type ConformanceOptions,
+  type ConformanceSuiteName,
+  type ConformanceTarget,
+  conformanceSuites,
+  runConformance,
+} from "./run-conformance.js";
+export type { ConformanceRunner } from "./runner.js";
 export { FakeClock } from "./suites/expiry-suite.js";
 export { playTranscript, type TranscriptExecutor } from "./transcript.js";

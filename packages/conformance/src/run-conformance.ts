@@ -1,6 +1,6 @@
 import type { ExpiryOptions, MemoryStore } from "@mem/core";
-import { describe } from "vitest";
 import { type GoldenTranscript, loadGoldenTranscripts } from "./golden.js";
+import { type ConformanceRunner, vitestRunner } from "./runner.js";
 import { concurrencySuite } from "./suites/concurrency-suite.js";
 import { type ExpiringHarness, expirySuite } from "./suites/expiry-suite.js";
 import { failureSuite } from "./suites/failure-suite.js";
@@ -24,7 +24,7 @@ export interface ConformanceOptions {
   readonly extraTranscripts?: readonly GoldenTranscript[];
 }
 
-export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
+export interface ConformanceTarget<S extends MemoryStore = MemoryStore> extends Partial<ConformanceRunner> {
   /** Shown in the name of the top-level `describe`. */
   readonly name: string;
   /** A fresh, empty store. Called once per test. */
@@ -54,12 +54,51 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
    */
   readonly createExpiring?: (options: Required<ExpiryOptions>) => S | Promise<S>;
   readonly options?: ConformanceOptions;
+  /** Suites not to register, by name (see `conformanceSuites`); an unknown name is a `TypeError`. */
+  readonly skip?: readonly ConformanceSuiteName[];
 }
 
+/** What a suite of the table gets: the harness, and what the target asked of that suite. */
+interface Setup<S extends MemoryStore> {
+  readonly harness: Harness<S>;
+  readonly target: ConformanceTarget<S>;
+  readonly transcripts: readonly GoldenTranscript[];
+  /** Set when the target gives `createExpiring`. */
+  readonly expiring: ExpiringHarness<S> | undefined;
+}
+
+type Suite = <S extends MemoryStore>(setup: Setup<S>) => void;
+
+/** Every suite, by the name `skip` and `conformanceSuites` use, in the order they register. */
+const SUITES = {
+  golden: <S extends MemoryStore>(s: Setup<S>) => goldenSuite(s.harness, s.transcripts),
+  reserved: <S extends MemoryStore>(s: Setup<S>) => reservedSuite(s.harness),
+  failure: <S extends MemoryStore>(s: Setup<S>) => failureSuite(s.harness),
+  concurrency: <S extends MemoryStore>(s: Setup<S>) => concurrencySuite(s.harness),
+  hostile: <S extends MemoryStore>(s: Setup<S>) => hostileSuite(s.harness),
+  quota: <S extends MemoryStore>(s: Setup<S>) => quotaSuite(s.harness, s.target.exactQuotas === true),
+  tenants: <S extends MemoryStore>(s: Setup<S>) => {
+    if (s.target.tenants) tenantSuite(s.harness);
+  },
+  expiry: <S extends MemoryStore>(s: Setup<S>) => {
+    if (s.expiring) expirySuite(s.expiring);
+  },
+} satisfies Record<string, Suite>;
+
+/** The name of one suite of the conformance: what `skip` lists and `conformanceSuites` is keyed by. */
+export type ConformanceSuiteName = keyof typeof SUITES;
+
+const SUITE_TABLE: Readonly<Record<ConformanceSuiteName, Suite>> = SUITES;
+const SUITE_NAMES = Object.keys(SUITES) as ConformanceSuiteName[];
+const RUNNER_FUNCTIONS = ["describe", "it", "expect"] as const;
+
 /**
- * Registers the conformance suite for a {@link MemoryStore} with vitest: every golden transcript of
- * SPEC.md, reserved names, storage failures, cross-instance concurrency, hostile input and quotas; with
- * `tenants`, tenant isolation; with `createExpiring`, expiry. Call it at the top level of a test file.
+ * Registers the conformance suite for a {@link MemoryStore}: every golden transcript of SPEC.md
+ * (`golden`), reserved names (`reserved`), storage failures (`failure`), cross-instance concurrency
+ * (`concurrency`), hostile input (`hostile`) and quotas (`quota`); with `tenants`, tenant isolation
+ * (`tenants`); with `createExpiring`, expiry (`expiry`). `skip` turns suites off by name. Registers with
+ * vitest unless the target passes its runner's `describe`, `it` and `expect`. Call it at the top level
+ * of a test file.
  *
  * @example
  * ```ts
@@ -76,6 +115,64 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
  * ```
  */
 export function runConformance<S extends MemoryStore>(target: ConformanceTarget<S>): void {
+  const skip = checkSkip(target.skip);
+  register(
+    target,
+    SUITE_NAMES.filter((name) => !skip.has(name)),
+  );
+}
+
+/**
+ * Each suite alone, by name: `conformanceSuites.quota(target)` registers only the quota suite, under the
+ * same top-level `describe` as `runConformance` (whose `skip` it ignores).
+ *
+ * @example
+ * ```ts
+ * import { InMemoryStore } from "@mem/core";
+ * import { conformanceSuites } from "@mem/conformance";
+ *
+ * conformanceSuites.golden({ name: "InMemoryStore", create: () => new InMemoryStore() });
+ * ```
+ */
+export const conformanceSuites = Object.fromEntries(
+  SUITE_NAMES.map((name) => [
+    name,
+    <S extends MemoryStore>(target: ConformanceTarget<S>) => register(target, [name]),
+  ]),
+) as Readonly<Record<ConformanceSuiteName, <S extends MemoryStore>(target: ConformanceTarget<S>) => void>>;
+
+function checkSkip(skip: unknown): Set<ConformanceSuiteName> {
+  if (skip === undefined) return new Set();
+  if (!Array.isArray(skip))
+    throw new TypeError('runConformance: option "skip" must be an array of suite names');
+  for (const name of skip) {
+    if (!(SUITE_NAMES as unknown[]).includes(name)) {
+      throw new TypeError(
+        `runConformance: option "skip" lists ${typeof name === "string" ? `"${name}"` : typeof name}, not a suite; the suites are ${SUITE_NAMES.join(", ")}`,
+      );
+    }
+  }
+  return new Set(skip as ConformanceSuiteName[]);
+}
+
+function runnerOf(target: Partial<ConformanceRunner>): ConformanceRunner {
+  for (const name of RUNNER_FUNCTIONS) {
+    if (target[name] !== undefined && typeof target[name] !== "function") {
+      throw new TypeError(`runConformance: option "${name}" must be a function (the test runner's ${name})`);
+    }
+  }
+  return {
+    describe: target.describe ?? vitestRunner.describe,
+    it: target.it ?? vitestRunner.it,
+    expect: target.expect ?? vitestRunner.expect,
+  };
+}
+
+function register<S extends MemoryStore>(
+  target: ConformanceTarget<S>,
+  names: readonly ConformanceSuiteName[],
+): void {
+  const runner = runnerOf(target);
   const options = target.options ?? {};
   const using = async (make: () => S | Promise<S>, body: (store: S) => Promise<void>) => {
     const store = await make();
@@ -86,6 +183,7 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
     }
   };
   const harness: Harness<S> = {
+    ...runner,
     withStore: (body) => using(target.create, body),
     async openPeer(store) {
       const peer = target.peer ? await target.peer(store) : store;
@@ -101,24 +199,19 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
     concurrentEdits: Math.max(50, options.concurrentEdits ?? 50),
     concurrentCreates: Math.max(30, options.concurrentCreates ?? 30),
   };
-  const transcripts = [...loadGoldenTranscripts(), ...(options.extraTranscripts ?? [])];
+  const createExpiring = target.createExpiring;
+  const setup: Setup<S> = {
+    harness,
+    target,
+    transcripts: [...loadGoldenTranscripts(), ...(options.extraTranscripts ?? [])],
+    expiring: createExpiring && {
+      ...harness,
+      withExpiringStore: (clock, body) =>
+        using(() => createExpiring({ expireAfterSeconds: 60, clock: clock.now }), body),
+    },
+  };
 
-  describe(`memory store conformance: ${target.name}`, () => {
-    goldenSuite(harness, transcripts);
-    reservedSuite(harness);
-    failureSuite(harness);
-    concurrencySuite(harness);
-    hostileSuite(harness);
-    quotaSuite(harness, target.exactQuotas === true);
-    if (target.tenants) tenantSuite(harness);
-    const createExpiring = target.createExpiring;
-    if (createExpiring) {
-      const expiring: ExpiringHarness<S> = {
-        ...harness,
-        withExpiringStore: (clock, body) =>
-          using(() => createExpiring({ expireAfterSeconds: 60, clock: clock.now }), body),
-      };
-      expirySuite(expiring);
-    }
+  runner.describe(`memory store conformance: ${target.name}`, () => {
+    for (const name of names) SUITE_TABLE[name](setup);
   });
 }

@@ -3,7 +3,7 @@
  * expected tree or with an earlier snapshot.
  */
 import { ancestorsOf, isListedName, type MemoryStore, ROOT, segmentsOf, type Usage } from "@mem/core";
-import { expect } from "vitest";
+import { expect as vitestExpect } from "vitest";
 import { type ContentSpec, materialize } from "./content.js";
 
 export interface ListedTree {
@@ -61,6 +61,7 @@ export async function expectTree(
   store: MemoryStore,
   expected: Readonly<Record<string, ContentSpec>>,
   absent: readonly string[] = [],
+  expect: typeof vitestExpect = vitestExpect,
 ): Promise<void> {
   const wanted = new Map(Object.entries(expected).map(([path, spec]) => [path, materialize(spec)]));
   const tree = await listTree(store);

@@ -1,6 +1,6 @@
 /** Plays a golden transcript against a store and checks every result and the final tree. */
 import { executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
-import { expect } from "vitest";
+import { expect as vitestExpect } from "vitest";
 import { materialize } from "./content.js";
 import type { GoldenTranscript, TranscriptOptions } from "./golden.js";
 import { expectTree } from "./store-tree.js";
@@ -21,7 +21,8 @@ export type TranscriptExecutor = (input: unknown, options: TranscriptOptions) =>
 
 /**
  * Seeds `store` with the transcript's files, runs each step through `executeCommand` (or `execute`),
- * compares each result with the expected one exactly, then checks the final tree of `store`.
+ * compares each result with the expected one exactly, then checks the final tree of `store`. Asserts with
+ * `expect` (vitest's unless another runner's is given).
  *
  * @example
  * ```ts
@@ -32,6 +33,7 @@ export async function playTranscript(
   store: MemoryStore,
   transcript: GoldenTranscript,
   execute: TranscriptExecutor = (input, options) => executeCommand(store, input, options),
+  expect: typeof vitestExpect = vitestExpect,
 ): Promise<void> {
   for (const [path, spec] of Object.entries(transcript.files)) {
     await store.write(path, materialize(spec), { ifAbsent: true });
@@ -46,5 +48,5 @@ export async function playTranscript(
       image: step.image,
     });
   }
-  await expectTree(store, transcript.final, transcript.absent);
+  await expectTree(store, transcript.final, transcript.absent, expect);
 }

@@ -12,6 +12,8 @@ describe("public surface", { timeout: 120_000 }, () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
       "ConformanceOptions",
+      "ConformanceRunner",
+      "ConformanceSuiteName",
       "ConformanceTarget",
       "FakeClock",
       "GoldenFormatError",
@@ -19,6 +21,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "GoldenTranscript",
       "TranscriptExecutor",
       "TranscriptOptions",
+      "conformanceSuites",
       "goldenDirectory",
       "isObjectInput",
       "loadGoldenTranscripts",

@@ -245,7 +245,7 @@ async function view(
   settings: Settings,
 ): Promise<ToolResult> {
   const listOptions = { limit: settings.listLimit };
-  if (store.capabilities.localStat === true && path !== ROOT) {
+  if (store.capabilities?.localStat === true && path !== ROOT) {
     const refused = refuseBySize(path, await store.stat(path), range, settings);
     if (refused) return refused;
   }

@@ -43,7 +43,7 @@ import type {
 export class ForwardingStore implements MemoryStore {
   constructor(readonly inner: MemoryStore) {}
 
-  get capabilities(): StoreCapabilities {
+  get capabilities(): StoreCapabilities | undefined {
     return this.inner.capabilities;
   }
   get backend(): string | undefined {

@@ -1,4 +1,5 @@
 export { type ChangeContext, checkActor, MAX_ACTOR_BYTES } from "./actor.js";
+export { type BridgeStoreOptions, bridgeStore, type KeyValuePrimitives } from "./bridge.js";
 export { type ChangeEvent, type ChangeHook, emitChange, type MemoryChange } from "./change.js";
 export {
   fromContentBlocks,

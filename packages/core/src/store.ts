@@ -140,7 +140,8 @@ export interface StoreCapabilities {
  * ```
  */
 export interface MemoryStore {
-  readonly capabilities: StoreCapabilities;
+  /** Optional: what the store promises beyond the contract; a store without it promises none of them. */
+  readonly capabilities?: StoreCapabilities | undefined;
 
   /** Optional: the medium's name for traces and metrics (`fs`, `redis`, `postgres`, `s3`, `memory`…). */
   readonly backend?: string | undefined;

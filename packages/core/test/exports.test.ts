@@ -12,6 +12,7 @@ describe("public surface", { timeout: 120_000 }, () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
       "AlreadyExistsError",
+      "BridgeStoreOptions",
       "BuiltinDetectorName",
       "COMMAND_CHANNEL",
       "ChangeContext",
@@ -35,6 +36,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "ImageMediaType",
       "InMemoryStore",
       "InOrder",
+      "KeyValuePrimitives",
       "ListEntry",
       "ListOptions",
       "Listing",
@@ -79,6 +81,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "WriteQuota",
       "ancestorsOf",
       "backoffDelay",
+      "bridgeStore",
       "checkActor",
       "checkOptions",
       "checkQuotaOptions",

@@ -159,7 +159,7 @@ export class EncryptedStore implements MemoryStore {
     this.#context = new TextEncoder().encode(options.context ?? "");
     this.#kdf = checkKdfParams(options.kdf ?? DEFAULT_KDF);
     this.capabilities = {
-      crossProcessSafe: inner.capabilities.crossProcessSafe,
+      crossProcessSafe: inner.capabilities?.crossProcessSafe === true,
       atomicDirectoryRename: false,
     };
     if (inner.update) this.update = (path, change) => this.#update(path, change);

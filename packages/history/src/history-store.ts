@@ -198,7 +198,7 @@ export class HistoryStore implements MemoryStore {
     }
   }
 
-  get capabilities(): StoreCapabilities {
+  get capabilities(): StoreCapabilities | undefined {
     return this.inner.capabilities;
   }
   get backend(): string | undefined {

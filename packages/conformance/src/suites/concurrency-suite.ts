@@ -1,5 +1,4 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import {
   alreadyExists,
   created,
@@ -31,6 +30,7 @@ async function withPeers<S extends MemoryStore>(
 }
 
 export function concurrencySuite<S extends MemoryStore>(harness: Harness<S>): void {
+  const { describe, it, expect } = harness;
   describe("concurrency across instances over one backend", () => {
     it(
       `${harness.concurrentEdits} concurrent str_replace and insert calls on one file lose no edit`,

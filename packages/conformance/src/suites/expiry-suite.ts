@@ -1,5 +1,4 @@
 import { executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import * as x from "../golden/expected.js";
 import type { Harness } from "./harness.js";
 
@@ -32,6 +31,7 @@ export interface ExpiringHarness<S extends MemoryStore> extends Harness<S> {
 }
 
 export function expirySuite<S extends MemoryStore>(harness: ExpiringHarness<S>): void {
+  const { describe, it, expect } = harness;
   const withClock = (body: (store: S, clock: FakeClock) => Promise<void>) => () => {
     const clock = new FakeClock();
     return harness.withExpiringStore(clock, (store) => body(store, clock));

@@ -1,5 +1,4 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import { outcome } from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import { FailingStore, type StoreOperation } from "../wrappers.js";
@@ -49,6 +48,7 @@ const COMMANDS: ReadonlyArray<{
 ];
 
 export function failureSuite<S extends MemoryStore>(harness: Harness<S>): void {
+  const { describe, it, expect } = harness;
   const seeded = async (store: S): Promise<void> => {
     const encoder = new TextEncoder();
     await store.write(KEEP, encoder.encode("one\ntwo\n"), { ifAbsent: true });

@@ -1,5 +1,4 @@
 import type { MemoryStore } from "@mem/core";
-import { describe, it } from "vitest";
 import type { GoldenTranscript } from "../golden.js";
 import { playTranscript } from "../transcript.js";
 import type { Harness } from "./harness.js";
@@ -8,11 +7,12 @@ export function goldenSuite<S extends MemoryStore>(
   harness: Harness<S>,
   transcripts: readonly GoldenTranscript[],
 ): void {
+  const { describe, it } = harness;
   describe("golden transcripts", () => {
     for (const transcript of transcripts) {
       it(
         transcript.description ? `${transcript.name}: ${transcript.description}` : transcript.name,
-        () => harness.withStore((store) => playTranscript(store, transcript)),
+        () => harness.withStore((store) => playTranscript(store, transcript, undefined, harness.expect)),
         harness.timeout,
       );
     }

@@ -6,7 +6,6 @@ import {
   type ToolResult,
 } from "@mem/core";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
 import { NOT_ALLOWED_INFIX, OUTSIDE_SUFFIX } from "../golden/expected.js";
 import {
   anyInput,
@@ -16,6 +15,7 @@ import {
   inputWithPath,
   outsidePath,
 } from "../hostile-inputs.js";
+import type { ConformanceRunner } from "../runner.js";
 import { probePaths, type StoreSnapshot, snapshotStore } from "../store-tree.js";
 import type { Harness } from "./harness.js";
 
@@ -54,7 +54,10 @@ const probesOf = (input: unknown): string[] => {
  */
 class CheckedRunner {
   private baseline: StoreSnapshot | undefined;
-  constructor(private readonly store: MemoryStore) {}
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly expect: ConformanceRunner["expect"],
+  ) {}
 
   /** Puts back seeded files a successful call removed, so later calls keep meeting real files. */
   async reseed(): Promise<void> {
@@ -71,6 +74,7 @@ class CheckedRunner {
   }
 
   async run(input: unknown): Promise<ToolResult> {
+    const expect = this.expect;
     const seedProbes = Object.keys(SEED);
     const ownProbes = probesOf(input);
     this.baseline ??= await snapshotStore(this.store, seedProbes);
@@ -99,6 +103,7 @@ class CheckedRunner {
 }
 
 export function hostileSuite<S extends MemoryStore>(harness: Harness<S>): void {
+  const { describe, it, expect } = harness;
   const runs = { numRuns: harness.propertyRuns };
 
   describe("hostile input", () => {
@@ -106,7 +111,7 @@ export function hostileSuite<S extends MemoryStore>(harness: Harness<S>): void {
       "any JSON input yields a result, never a throw, and a failed call changes nothing",
       () =>
         harness.withStore(async (store) => {
-          const runner = new CheckedRunner(store);
+          const runner = new CheckedRunner(store, expect);
           await runner.reseed();
           await fc.assert(
             fc.asyncProperty(anyInput, async (input) => {
@@ -122,7 +127,7 @@ export function hostileSuite<S extends MemoryStore>(harness: Harness<S>): void {
       "calls on real files with hostile parameters yield a result, and a failed one changes nothing",
       () =>
         harness.withStore(async (store) => {
-          const runner = new CheckedRunner(store);
+          const runner = new CheckedRunner(store, expect);
           await runner.reseed();
           await fc.assert(
             fc.asyncProperty(inputOnSeededFiles, async (input) => {
@@ -138,7 +143,7 @@ export function hostileSuite<S extends MemoryStore>(harness: Harness<S>): void {
       "a path with a forbidden segment is refused by every command",
       () =>
         harness.withStore(async (store) => {
-          const runner = new CheckedRunner(store);
+          const runner = new CheckedRunner(store, expect);
           await runner.reseed();
           await fc.assert(
             fc.asyncProperty(fc.constantFrom(...COMMANDS), forbiddenPath, async (command, path) => {
@@ -157,7 +162,7 @@ export function hostileSuite<S extends MemoryStore>(harness: Harness<S>): void {
       "a path outside /memories is refused by every command",
       () =>
         harness.withStore(async (store) => {
-          const runner = new CheckedRunner(store);
+          const runner = new CheckedRunner(store, expect);
           await runner.reseed();
           await fc.assert(
             fc.asyncProperty(fc.constantFrom(...COMMANDS), outsidePath, async (command, path) => {

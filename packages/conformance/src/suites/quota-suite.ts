@@ -1,5 +1,4 @@
 import { type ExecuteOptions, executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import * as x from "../golden/expected.js";
 import { liveUsage, snapshotStore } from "../store-tree.js";
 import type { Harness } from "./harness.js";
@@ -22,6 +21,7 @@ const seed = async (store: MemoryStore, files: Record<string, string>): Promise<
 };
 
 export function quotaSuite<S extends MemoryStore>(harness: Harness<S>, exact = false): void {
+  const { describe, it, expect } = harness;
   describe("quotas (SPEC §7)", () => {
     if (exact) {
       it(

@@ -1,5 +1,4 @@
 import { executeCommand, type MemoryStore } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import { controlCharacter, created, nameTooLong, outcome, reservedName } from "../golden/expected.js";
 import { snapshotStore } from "../store-tree.js";
 import { ReservingStore } from "../wrappers.js";
@@ -9,6 +8,7 @@ const RESERVED = "__conformance_reserved__";
 const KEEP = "/memories/keep.md";
 
 export function reservedSuite<S extends MemoryStore>(harness: Harness<S>): void {
+  const { describe, it, expect } = harness;
   describe("reserved names (through a store that reserves one)", () => {
     it(
       "every command refuses a path that uses a reserved name, echoing the raw path, and touches nothing",

@@ -1,5 +1,4 @@
 import { executeCommand, type MemoryStore, type ToolResult } from "@mem/core";
-import { describe, expect, it } from "vitest";
 import * as x from "../golden/expected.js";
 import { liveUsage, snapshotStore } from "../store-tree.js";
 import type { Harness } from "./harness.js";
@@ -46,6 +45,7 @@ const HOSTILE_PATHS: readonly string[] = [
 ];
 
 export function tenantSuite<S extends MemoryStore>(harness: Harness<S>): void {
+  const { describe, it, expect } = harness;
   describe("tenants (SPEC §7)", () => {
     it(
       "refuses invalid tenant ids with a TypeError at scope() and writes nothing",
