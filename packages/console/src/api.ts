@@ -70,8 +70,15 @@ const query = (params: Record<string, string | number | boolean | undefined>): s
 
 export class ApiError extends Error {}
 
-const get = async <T>(path: string, params: Record<string, string | number | boolean | undefined>, signal?: AbortSignal): Promise<T> => {
-  const response = await fetch(`/api/${path}${query(params)}`, { signal: signal ?? null, credentials: "same-origin" });
+const get = async <T>(
+  path: string,
+  params: Record<string, string | number | boolean | undefined>,
+  signal?: AbortSignal,
+): Promise<T> => {
+  const response = await fetch(`/api/${path}${query(params)}`, {
+    signal: signal ?? null,
+    credentials: "same-origin",
+  });
   const body = (await response.json()) as T & { error?: string };
   if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`);
   return body;
@@ -84,13 +91,20 @@ export const api = {
     get<Listing>("list", { tenant, path, hidden, limit }),
   view: (tenant: string | undefined, path: string, range?: [number, number]) =>
     get<View>("view", { tenant, path, start: range?.[0], end: range?.[1] }),
-  raw: (tenant: string | undefined, path: string) => get<{ text: string; bytes: number }>("raw", { tenant, path }),
+  raw: (tenant: string | undefined, path: string) =>
+    get<{ text: string; bytes: number }>("raw", { tenant, path }),
   versions: (tenant: string | undefined, path: string) =>
     get<{ history: boolean; versions: Version[] }>("versions", { tenant, path }),
   version: (tenant: string | undefined, path: string, id: string) =>
     get<{ text: string }>("version", { tenant, path, id }),
-  search: (tenant: string | undefined, q: string, regex: boolean, hidden: boolean, cursor: string | undefined, signal: AbortSignal) =>
-    get<SearchPage>("search", { tenant, q, regex, hidden, cursor }, signal),
+  search: (
+    tenant: string | undefined,
+    q: string,
+    regex: boolean,
+    hidden: boolean,
+    cursor: string | undefined,
+    signal: AbortSignal,
+  ) => get<SearchPage>("search", { tenant, q, regex, hidden, cursor }, signal),
   restore: async (csrf: string, tenant: string | undefined, path: string, id: string) => {
     const response = await fetch(`/api/restore${query({ tenant })}`, {
       method: "POST",

@@ -45,14 +45,14 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
 
   if (!path) {
     return (
-      <section role="region" aria-label="File" class="file-panel">
+      <section aria-label="File" class="file-panel">
         <p class="muted">Pick a file in the tree.</p>
       </section>
     );
   }
 
   return (
-    <section role="region" aria-label="File" class="file-panel">
+    <section aria-label="File" class="file-panel">
       <header class="file-head">
         <h2 class="path">{path}</h2>
         <div role="tablist" aria-label="Show" class="tabs">
@@ -69,19 +69,19 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
           ))}
         </div>
       </header>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {tab === "view" && view && (
         <div class="view">
           {view.image ? (
-            <img
-              class="image"
-              alt={`Image ${path}`}
-              src={`data:${view.image.mediaType};base64,${view.image.data}`}
-            />
+            <img class="image" alt={path} src={`data:${view.image.mediaType};base64,${view.image.data}`} />
           ) : null}
-          <pre class={view.isError ? "content error" : "content"} aria-label="View result">
-            {view.content}
-          </pre>
+          <section aria-label="View result">
+            <pre class={view.isError ? "content error" : "content"}>{view.content}</pre>
+          </section>
           <nav class="pager" aria-label="Pages">
             {range && (
               <button type="button" onClick={() => setRange(undefined)}>
@@ -97,12 +97,19 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
         </div>
       )}
       {tab === "raw" && raw !== undefined && (
-        <pre class="content raw" aria-label="Raw text">
-          {raw}
-        </pre>
+        <section aria-label="Raw text">
+          <pre class="content raw">{raw}</pre>
+        </section>
       )}
       {tab === "history" && (
-        <History tenant={tenant} path={path} writes={writes} csrf={csrf} refresh={refresh} onRestored={onRestored} />
+        <History
+          tenant={tenant}
+          path={path}
+          writes={writes}
+          csrf={csrf}
+          refresh={refresh}
+          onRestored={onRestored}
+        />
       )}
     </section>
   );

@@ -62,8 +62,12 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
   const choices = [CURRENT, ...versions.map((v) => v.id)];
   return (
     <div class="history">
-      {error && <p class="error" role="alert">{error}</p>}
-      {message && <p class="note" role="status">{message}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {message && <output class="note">{message}</output>}
       {versions.length === 0 && <p class="muted">No earlier versions.</p>}
       <ol aria-label="History" class="versions">
         {versions.map((v) => (
@@ -75,15 +79,15 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
             <code class="id">{v.id}</code>
             {writes &&
               (confirming === v.id ? (
-                <span class="confirm" role="group" aria-label="Confirm restore">
-                  Restore this version?{" "}
+                <fieldset class="confirm">
+                  <legend>Restore this version?</legend>
                   <button type="button" onClick={() => void restore(v.id)}>
                     Yes, restore
                   </button>
                   <button type="button" onClick={() => setConfirming(undefined)}>
                     Cancel
                   </button>
-                </span>
+                </fieldset>
               ) : (
                 <button type="button" onClick={() => setConfirming(v.id)}>
                   Restore…
@@ -124,17 +128,19 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
 function Diff({ before, after }: { before: string; after: string }) {
   const parts = diffLines(before, after);
   return (
-    <pre class="diff" aria-label="Diff">
-      {parts.flatMap((part, i) => {
-        const sign = part.added ? "+" : part.removed ? "-" : " ";
-        const kind = part.added ? "add" : part.removed ? "del" : "same";
-        const lines = part.value.replace(/\n$/, "").split("\n");
-        return lines.map((line, j) => (
-          <span key={`${i}-${j}`} class={`line ${kind}`}>
-            {`${sign} ${line}\n`}
-          </span>
-        ));
-      })}
-    </pre>
+    <section aria-label="Diff">
+      <pre class="diff">
+        {parts.flatMap((part, i) => {
+          const sign = part.added ? "+" : part.removed ? "-" : " ";
+          const kind = part.added ? "add" : part.removed ? "del" : "same";
+          const lines = part.value.replace(/\n$/, "").split("\n");
+          return lines.map((line, j) => (
+            <span key={`${i}-${j}`} class={`line ${kind}`}>
+              {`${sign} ${line}\n`}
+            </span>
+          ));
+        })}
+      </pre>
+    </section>
   );
 }

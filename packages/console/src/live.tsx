@@ -24,7 +24,8 @@ export function Live({ tenant, onChange }: { tenant: string | undefined; onChang
   return (
     <div class="live">
       <h2>
-        Live <span class={connected ? "dot on" : "dot"} aria-label={connected ? "connected" : "disconnected"} />
+        Live <span class={connected ? "dot on" : "dot"} />{" "}
+        <span class="state">{connected ? "connected" : "connecting…"}</span>
       </h2>
       <ol aria-label="Live changes" aria-live="polite" class="changes">
         {changes.length === 0 && <li class="muted">Changes appear here as they happen.</li>}

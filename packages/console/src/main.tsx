@@ -34,7 +34,12 @@ function App() {
     history.replaceState(null, "", url);
   };
 
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!info) return <p class="muted">Loading…</p>;
   const shownTenant = info.tenant ?? tenant;
   const bump = () => setRefresh((n) => n + 1);
@@ -45,8 +50,8 @@ function App() {
         {shownTenant && <span class="badge">tenant {shownTenant}</span>}
         <span class="badge">{info.writes ? "writes allowed" : "read-only"}</span>
         <label class="toggle">
-          <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.currentTarget.checked)} /> hidden
-          names
+          <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.currentTarget.checked)} />{" "}
+          hidden names
         </label>
         <a class="export" href={api.exportUrl(info.tenant ? undefined : tenant)} download>
           Export archive

@@ -37,7 +37,6 @@ export function Search({ tenant, hidden, onOpen }: Props) {
   return (
     <div class="search">
       <form
-        role="search"
         onSubmit={(e) => {
           e.preventDefault();
           if (text !== "") void run();
@@ -45,7 +44,6 @@ export function Search({ tenant, hidden, onOpen }: Props) {
       >
         <input
           type="search"
-          role="searchbox"
           aria-label="Search memory"
           placeholder="Search files…"
           value={text}
@@ -62,7 +60,11 @@ export function Search({ tenant, hidden, onOpen }: Props) {
           <button type="submit">Search</button>
         )}
       </form>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {hits && (
         <ul aria-label="Search results" class="hits">
           {hits.length === 0 && <li class="muted">No matches.</li>}

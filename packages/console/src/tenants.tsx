@@ -5,7 +5,13 @@ import { api, type TenantInfo } from "./api.js";
 const size = (bytes: number | undefined) =>
   bytes === undefined ? "—" : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
 
-export function Tenants({ selected, onSelect }: { selected: string | undefined; onSelect: (id: string) => void }) {
+export function Tenants({
+  selected,
+  onSelect,
+}: {
+  selected: string | undefined;
+  onSelect: (id: string) => void;
+}) {
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -26,7 +32,11 @@ export function Tenants({ selected, onSelect }: { selected: string | undefined; 
   return (
     <div class="tenants">
       <h2>Tenants</h2>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <table aria-label="Tenants">
         <thead>
           <tr>

@@ -150,6 +150,7 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
             <span class="size">{entry.size}</span>
           </span>
           {expanded && (
+            // biome-ignore lint/a11y/useSemanticElements: the WAI-ARIA tree pattern
             <ul role="group">
               {render(entry.path, depth + 1)}
               {moreButton(entry.path)}
@@ -170,7 +171,12 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
 
   return (
     <div class="tree-panel">
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {/* biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the WAI-ARIA tree pattern */}
       <ul role="tree" aria-label="Memory" ref={root} class="tree">
         {render("/memories", 1)}
         {moreButton("/memories")}

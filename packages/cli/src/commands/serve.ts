@@ -31,12 +31,17 @@ const stopSignal = (): Promise<void> =>
 export const serve: CommandModule = (program, ctx) => {
   program
     .command("serve")
-    .description("Open a console in the browser: tenants, files as the model sees them, history, search, live changes")
+    .description(
+      "Open a console in the browser: tenants, files as the model sees them, history, search, live changes",
+    )
     .argument(...URL_ARGUMENT)
     .option("--port <port>", "port to listen on (0: any free port)", port, 0)
     .option("--host <host>", "address to bind; any but loopback needs a token", "127.0.0.1")
     .option("--token <token>", `token every request must carry (or set ${SERVE_TOKEN_VARIABLE})`)
-    .option("--allow-writes", "allow restoring earlier versions (needs a token; one is made up when none is given)")
+    .option(
+      "--allow-writes",
+      "allow restoring earlier versions (needs a token; one is made up when none is given)",
+    )
     .addHelpText(
       "after",
       examples(

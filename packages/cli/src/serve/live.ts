@@ -33,7 +33,8 @@ export const compare = (before: Snapshot, after: Snapshot, time: number): LiveCh
   for (const [path, now] of after) {
     const was = before.get(path);
     if (!was) changes.push({ kind: "added", path, size: now.size, entry: now.kind, time });
-    else if (was.size !== now.size) changes.push({ kind: "changed", path, size: now.size, entry: now.kind, time });
+    else if (was.size !== now.size)
+      changes.push({ kind: "changed", path, size: now.size, entry: now.kind, time });
   }
   for (const [path, was] of before) {
     if (!after.has(path)) changes.push({ kind: "removed", path, entry: was.kind, time });
@@ -41,12 +42,15 @@ export const compare = (before: Snapshot, after: Snapshot, time: number): LiveCh
   return changes;
 };
 
-/** Polls `store` every `intervalMs` until `stop()`; `emit` gets each change found. */
-export const pollChanges = (
+/**
+ * Polls `store` every `intervalMs` until `stop()`; `emit` gets each change found. Resolves once the first
+ * listing is taken: changes from then on are reported.
+ */
+export const pollChanges = async (
   store: MemoryStore,
   intervalMs: number,
   emit: (change: LiveChange) => void,
-): { stop(): void } => {
+): Promise<{ stop(): void }> => {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let last: Snapshot | undefined;
@@ -60,7 +64,8 @@ export const pollChanges = (
     }
     if (!stopped) timer = setTimeout(tick, intervalMs);
   };
-  void tick();
+  last = await snapshot(store).catch(() => undefined);
+  timer = setTimeout(tick, intervalMs);
   return {
     stop() {
       stopped = true;

@@ -139,7 +139,10 @@ export const startConsole = async (
     return check.path;
   };
 
-  const api: Record<string, (req: IncomingMessage, res: ServerResponse, q: URLSearchParams) => Promise<void>> = {
+  const api: Record<
+    string,
+    (req: IncomingMessage, res: ServerResponse, q: URLSearchParams) => Promise<void>
+  > = {
     "GET /api/info": async (_req, res) => {
       json(res, {
         writes,
@@ -151,7 +154,8 @@ export const startConsole = async (
     },
 
     "GET /api/tenants": async (_req, res, q) => {
-      if (fixedTenant !== undefined || !listsTenants(store)) throw new HttpError(404, "this store lists no tenants");
+      if (fixedTenant !== undefined || !listsTenants(store))
+        throw new HttpError(404, "this store lists no tenants");
       const after = q.get("after");
       const page = await store.tenants({
         limit: whole(q.get("limit"), 100, 1000),
@@ -166,7 +170,10 @@ export const startConsole = async (
       const limit = whole(q.get("limit"), LIST_LIMIT, MAX_LIST_LIMIT);
       const listing = await of.list(dir, 1, { limit });
       if (!listing) throw new HttpError(404, `${dir} is not a directory`);
-      const children = orderEntries(dir, listing.entries.filter((e) => e.depth === 1));
+      const children = orderEntries(
+        dir,
+        listing.entries.filter((e) => e.depth === 1),
+      );
       const shown = children.slice(0, limit);
       const entries = shown.map((e) => entryOf(e));
       if (q.get("hidden") === "1") entries.push(...(await hiddenChildren(of, dir)));
@@ -226,7 +233,8 @@ export const startConsole = async (
       const body = (await readBody(req)) as { path?: unknown; id?: unknown };
       const of = await storeOf(q);
       const path = pathOf(body.path, of);
-      if (typeof body.id !== "string" || !(of instanceof HistoryStore)) throw new HttpError(400, "no such version");
+      if (typeof body.id !== "string" || !(of instanceof HistoryStore))
+        throw new HttpError(400, "no such version");
       if ((await of.readVersion(path, body.id)) === null) {
         throw new HttpError(404, `${path} has no version ${JSON.stringify(body.id)}`);
       }
@@ -269,6 +277,14 @@ export const startConsole = async (
 
     "GET /api/events": async (req, res, q) => {
       const of = await storeOf(q);
+      const send = (change: LiveChange) => res.write(`data: ${JSON.stringify(change)}\n\n`);
+      // The first listing is taken before the stream opens: what changes after the page sees it open is reported.
+      const poll = await pollChanges(of, options.pollMs ?? 2000, send);
+      restored.add(send);
+      req.on("close", () => {
+        poll.stop();
+        restored.delete(send);
+      });
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -276,13 +292,6 @@ export const startConsole = async (
         Connection: "keep-alive",
       });
       res.write(": live\n\n");
-      const send = (change: LiveChange) => res.write(`data: ${JSON.stringify(change)}\n\n`);
-      const poll = pollChanges(of, options.pollMs ?? 2000, send);
-      restored.add(send);
-      req.on("close", () => {
-        poll.stop();
-        restored.delete(send);
-      });
     },
 
     "GET /api/export": async (_req, res, q) => {
@@ -329,7 +338,9 @@ export const startConsole = async (
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       "Content-Type": asset.type,
-      "Cache-Control": url.pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-store",
+      "Cache-Control": url.pathname.startsWith("/assets/")
+        ? "public, max-age=31536000, immutable"
+        : "no-store",
     });
     res.end(req.method === "HEAD" ? undefined : asset.body);
   };

@@ -1,0 +1,381 @@
+/// <reference lib="dom" />
+/** `mem serve`'s console end to end: a real chromium against the server over an fs store and a Redis store. */
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { executeCommand, ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
+import type { HistoryStore } from "@mem/history";
+import { type RedisServer, startRedis } from "@mem/testkit";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/index.js";
+import { type ConsoleHandle, startConsole } from "../../src/serve/server.js";
+import type { TenantPage } from "../../src/serve/tenants.js";
+import { ensureConsoleBuilt, launch } from "./browser.js";
+
+// A 1×1 PNG.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
+const XSS = `<script>window.__xss = 1</script>\n<img src=x onerror="window.__xss = 2">\n`;
+const LONG = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} of a long file`).join("\n");
+
+let browser: Browser;
+let redis: RedisServer;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  ensureConsoleBuilt();
+  [browser, redis] = await Promise.all([launch(), startRedis()]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), redis?.stop()]);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const write = async (store: MemoryStore, path: string, data: string | Uint8Array) => {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  await store.write(path, bytes, { ifAbsent: true });
+};
+
+/** A store with notes, an image, a long file, a hostile file and a hidden one. */
+const fill = async (store: MemoryStore) => {
+  await write(store, "/memories/projects/alpha/notes.md", "alpha notes\nthe needle is here\n");
+  await write(store, "/memories/projects/beta.md", "beta\n");
+  await write(store, "/memories/pixel.png", PNG);
+  await write(store, "/memories/long.txt", LONG);
+  await write(store, "/memories/xss.html", XSS);
+  await write(store, "/memories/.secret-notes", "hidden\n");
+};
+
+const urls: Record<string, () => string> = {
+  fs: () => {
+    const dir = mkdtempSync(join(tmpdir(), "mem-console-"));
+    dirs.push(dir);
+    return `fs:${dir}?history`;
+  },
+  redis: () => `${redis.url}/console${Math.floor(Math.random() * 1e9)}?history`,
+};
+
+const open = async (page: Page, url: string) => {
+  await page.goto(url);
+  await page.getByRole("tree").getByRole("treeitem", { name: "projects", exact: true }).waitFor();
+};
+
+const treeItem = (page: Page, name: string) =>
+  page.getByRole("tree").getByRole("treeitem", { name, exact: true });
+
+describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
+  let url: string;
+  let store: MemoryStore;
+  let agent: MemoryStore;
+  let readOnly: ConsoleHandle;
+  let writable: ConsoleHandle;
+
+  beforeAll(async () => {
+    url = (urls[kind] as () => string)();
+    store = await openStore(url);
+    // Another process's store: the agent writes through its own connection.
+    agent = await openStore(url);
+    await fill(agent);
+    readOnly = await startConsole(store, { pollMs: 100 });
+    writable = await startConsole(store, { pollMs: 100, allowWrites: true });
+  });
+  afterAll(async () => {
+    await Promise.all([readOnly?.close(), writable?.close()]);
+    await Promise.all([store?.close?.(), agent?.close?.()]);
+  });
+
+  it("shows a lazy tree, a file as view renders it, an image, and pages a long file", async () => {
+    const page = await browser.newPage();
+    const requests: string[] = [];
+    page.on("request", (r) => requests.push(r.url()));
+    await open(page, readOnly.url);
+    // Folders load their children only when opened.
+    await expect(treeItem(page, "alpha").count()).resolves.toBe(0);
+    await treeItem(page, "projects").click();
+    await treeItem(page, "alpha").click();
+    await treeItem(page, "notes.md").click();
+    const file = page.getByRole("region", { name: "File" });
+    const expected = await executeCommand(store, {
+      command: "view",
+      path: "/memories/projects/alpha/notes.md",
+    });
+    await expect.poll(() => file.getByLabel("View result").textContent()).toBe(expected.content);
+
+    await treeItem(page, "pixel.png").click();
+    const image = file.getByRole("img", { name: "/memories/pixel.png" });
+    await image.waitFor();
+    expect(await image.getAttribute("src")).toBe(`data:image/png;base64,${PNG.toString("base64")}`);
+
+    await treeItem(page, "long.txt").click();
+    const first = await executeCommand(store, { command: "view", path: "/memories/long.txt" });
+    await expect.poll(() => file.getByLabel("View result").textContent()).toBe(first.content);
+    const next = /truncated after line (\d+) of (\d+)/.exec(first.content);
+    expect(next).not.toBeNull();
+    await file.getByRole("button", { name: /Next page/ }).click();
+    const second = await executeCommand(store, {
+      command: "view",
+      path: "/memories/long.txt",
+      view_range: [Number(next?.[1]) + 1, Number(next?.[2])],
+    });
+    await expect.poll(() => file.getByLabel("View result").textContent()).toBe(second.content);
+
+    // Hidden names only behind the toggle, the store's bookkeeping never.
+    await expect(treeItem(page, ".secret-notes").count()).resolves.toBe(0);
+    await page.getByLabel("hidden names").check();
+    await treeItem(page, ".secret-notes").waitFor();
+    await expect(page.getByRole("treeitem", { name: ".mem-history" }).count()).resolves.toBe(0);
+
+    // Nothing but the console's own server was asked for anything.
+    const origin = new URL(readOnly.url).origin;
+    expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith("data:"))).toEqual([]);
+    await page.close();
+  });
+
+  it("navigates the tree with the keyboard", async () => {
+    const page = await browser.newPage();
+    await open(page, readOnly.url);
+    await treeItem(page, "long.txt").focus();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Home");
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")))
+      .toBe("long.txt");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")))
+      .toBe("projects");
+    await page.keyboard.press("ArrowRight");
+    await treeItem(page, "alpha").waitFor();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowRight");
+    await treeItem(page, "notes.md").waitFor();
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => page.getByRole("region", { name: "File" }).getByRole("heading").textContent())
+      .toBe("/memories/projects/alpha/notes.md");
+    await page.close();
+  });
+
+  it("renders a hostile file as text", async () => {
+    const page = await browser.newPage();
+    await open(page, readOnly.url);
+    await treeItem(page, "xss.html").click();
+    const file = page.getByRole("region", { name: "File" });
+    await expect
+      .poll(() => file.getByLabel("View result").textContent())
+      .toContain("<script>window.__xss = 1</script>");
+    await file.getByRole("tab", { name: "Raw" }).click();
+    await expect.poll(() => file.getByLabel("Raw text").textContent()).toBe(XSS);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await file.locator("script, img").count()).toBe(0);
+    await page.close();
+  });
+
+  it("searches with a substring and a regular expression, with line numbers", async () => {
+    const page = await browser.newPage();
+    await open(page, readOnly.url);
+    await page.getByRole("searchbox").fill("needle");
+    await page.getByRole("searchbox").press("Enter");
+    const results = page.getByRole("list", { name: "Search results" });
+    await expect
+      .poll(() => results.getByRole("button").first().textContent())
+      .toBe("/memories/projects/alpha/notes.md:2the needle is here");
+    await page.getByRole("searchbox").fill("^line 29\\d\\d of");
+    await page.getByLabel("regex").check();
+    await page.getByRole("searchbox").press("Enter");
+    await expect.poll(() => results.getByRole("button", { name: /long\.txt/ }).count()).toBe(100);
+    await page.close();
+  });
+
+  it("shows a change an agent makes while the page is open", async () => {
+    const page = await browser.newPage();
+    await open(page, readOnly.url);
+    const feed = page.getByRole("list", { name: "Live changes" });
+    await page.getByText("connected", { exact: true }).waitFor();
+    const created = await executeCommand(
+      agent,
+      { command: "create", path: "/memories/live-note.md", file_text: "made while watching\n" },
+      { actor: "agent-7" },
+    );
+    expect(created.isError).toBe(false);
+    await feed.getByText("/memories/live-note.md").waitFor();
+    // The tree follows.
+    await treeItem(page, "live-note.md").waitFor();
+    await page.close();
+  });
+
+  it("diffs two versions, refuses restore when read-only and restores with --allow-writes", async () => {
+    const path = "/memories/projects/beta.md";
+    for (const [old_str, new_str] of [
+      ["beta", "beta two"],
+      ["beta two", "beta three"],
+    ]) {
+      const result = await executeCommand(
+        agent,
+        { command: "str_replace", path, old_str, new_str },
+        { actor: "agent-7" },
+      );
+      expect(result.isError).toBe(false);
+    }
+    const versions = await (store as HistoryStore).versions(path);
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+
+    const page = await browser.newPage();
+    await open(page, readOnly.url);
+    await treeItem(page, "projects").click();
+    await treeItem(page, "beta.md").click();
+    const file = page.getByRole("region", { name: "File" });
+    await file.getByRole("tab", { name: "History" }).click();
+    const history = file.getByRole("list", { name: "History" });
+    await expect.poll(() => history.getByRole("listitem").count()).toBe(versions.length);
+    expect(await history.getByRole("listitem").first().textContent()).toContain("by agent-7");
+    expect(await history.getByRole("listitem").first().textContent()).toContain("str_replace");
+    // Newest kept version ("beta two") against the current file ("beta three").
+    await expect
+      .poll(() => file.getByLabel("Diff", { exact: true }).textContent())
+      .toBe("- beta two\n+ beta three\n");
+    await file.getByLabel("Diff from").selectOption(versions[1]?.id as string);
+    await file.getByLabel("Diff to").selectOption(versions[0]?.id as string);
+    await expect
+      .poll(() => file.getByLabel("Diff", { exact: true }).textContent())
+      .toBe("- beta\n+ beta two\n");
+    // Read-only: no restore button, and the API refuses.
+    expect(await file.getByRole("button", { name: "Restore…" }).count()).toBe(0);
+    const refused = await page.evaluate(
+      async ([p, id]) =>
+        (await fetch("/api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
+      [path, versions[1]?.id],
+    );
+    expect(refused).toBe(403);
+
+    await page.goto(writable.loginUrl);
+    await treeItem(page, "projects").click();
+    await treeItem(page, "beta.md").click();
+    await file.getByRole("tab", { name: "History" }).click();
+    await history.getByRole("listitem").first().waitFor();
+    // Without the CSRF token a write is refused even with the cookie.
+    const noCsrf = await page.evaluate(
+      async ([p, id]) =>
+        (await fetch("/api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
+      [path, versions[1]?.id],
+    );
+    expect(noCsrf).toBe(403);
+    await history.getByRole("listitem").nth(1).getByRole("button", { name: "Restore…" }).click();
+    await file.getByRole("button", { name: "Yes, restore" }).click();
+    await file.getByRole("status").waitFor();
+    const now = await store.read(path);
+    expect(new TextDecoder().decode(now?.data)).toBe("beta\n");
+    // The restore is itself a version.
+    expect((await (store as HistoryStore).versions(path)).length).toBe(versions.length + 1);
+    await page.close();
+  });
+
+  it("exports the files as the mem export archive", async () => {
+    const response = await fetch(`${readOnly.url}api/export`);
+    expect(response.headers.get("content-type")).toBe("application/x-tar");
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.includes(Buffer.from("memories/projects/alpha/notes.md"))).toBe(true);
+    expect(body.includes(Buffer.from("the needle is here"))).toBe(true);
+    expect(body.includes(Buffer.from(".mem-history"))).toBe(false);
+  });
+});
+
+/** A store that lists its tenants, as the optional `tenants()` of the store contract describes. */
+class TenantStore extends ForwardingStore {
+  constructor(private readonly root: InMemoryStore) {
+    super(root);
+  }
+  scope(tenant: string): MemoryStore {
+    return this.root.scope(tenant);
+  }
+  async tenants(): Promise<TenantPage> {
+    return {
+      tenants: [
+        { id: "alice", files: 1, bytes: 6, lastAccess: Date.UTC(2026, 0, 2) },
+        { id: "bob", files: 1, bytes: 4 },
+      ],
+    };
+  }
+}
+
+describe("tenants and access", () => {
+  it("lists tenants and shows the chosen tenant's memory", async () => {
+    const root = new InMemoryStore();
+    await write(root.scope("alice"), "/memories/alice.md", "alice\n");
+    await write(root.scope("bob"), "/memories/bob.md", "bob\n");
+    const server = await startConsole(new TenantStore(root));
+    const page = await browser.newPage();
+    try {
+      await page.goto(server.url);
+      const table = page.getByRole("table", { name: "Tenants" });
+      await expect.poll(() => table.getByRole("row").count()).toBe(3);
+      expect(await table.getByRole("row").nth(1).textContent()).toContain("alice16 B");
+      await table.getByRole("button", { name: "bob" }).click();
+      await treeItem(page, "bob.md").waitFor();
+      expect(await treeItem(page, "alice.md").count()).toBe(0);
+      expect(new URL(page.url()).searchParams.get("tenant")).toBe("bob");
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  it("needs a token off loopback, refuses wrong tokens, rebound hosts and cross-site requests", async () => {
+    const store = new InMemoryStore();
+    await expect(startConsole(store, { host: "0.0.0.0" })).rejects.toThrow(/token is required/);
+    const token = "a-long-enough-console-token";
+    const server = await startConsole(store, { token });
+    try {
+      expect((await fetch(`${server.url}api/info`)).status).toBe(401);
+      expect(
+        (
+          await fetch(`${server.url}api/info`, {
+            headers: { Authorization: "Bearer wrong-token-wrong-token" },
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await fetch(`${server.url}?token=wrong-token-wrong-token`, { redirect: "manual" })).status,
+      ).toBe(401);
+      expect(
+        (await fetch(`${server.url}api/info`, { headers: { Authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
+      const login = await fetch(`${server.url}?token=${token}`, { redirect: "manual" });
+      expect(login.status).toBe(303);
+      expect(login.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
+      const rebound = await rawGet(server.url, "/api/info", {
+        Host: "evil.example:80",
+        Authorization: `Bearer ${token}`,
+      });
+      expect(rebound).toBe(403);
+      const crossSite = await rawGet(server.url, "/api/info", {
+        Origin: "http://evil.example",
+        Authorization: `Bearer ${token}`,
+      });
+      expect(crossSite).toBe(403);
+      const page = await fetch(server.url, { headers: { Authorization: `Bearer ${token}` } });
+      expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(await page.text()).not.toMatch(/<script(?![^>]*\bsrc=)/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+const rawGet = (base: string, path: string, headers: Record<string, string>): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(path, base);
+    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname, headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
