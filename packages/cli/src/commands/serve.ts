@@ -1,4 +1,5 @@
 /** `mem serve URL`: a console in the browser to look at a store's memory, its history and its changes. */
+import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
 import { startConsole } from "../serve/server.js";
 import { parseStoreUrl } from "../store-url/parse.js";
@@ -53,11 +54,25 @@ export const serve: CommandModule = (program, ctx) => {
     .action(async (url: string, flags: ServeFlags) => {
       const tenant = parseStoreUrl(url).tenant;
       const token = flags.token ?? ctx.io.env[SERVE_TOKEN_VARIABLE];
+      const host = flags.host ?? "127.0.0.1";
+      // Checked before the store is opened: a refused start touches nothing.
+      if (token !== undefined) {
+        try {
+          checkToken(token, "--token");
+        } catch (error) {
+          throw new CommandError((error as Error).message, 2);
+        }
+      } else if (!isLoopbackHost(host)) {
+        throw new CommandError(
+          `--token is required when --host is not a loopback address; host is ${host}`,
+          2,
+        );
+      }
       await ctx.withStore(
         url,
         async (store) => {
           const running = await startConsole(store, {
-            host: flags.host ?? "127.0.0.1",
+            host,
             port: flags.port ?? 0,
             ...(token === undefined ? {} : { token }),
             ...(flags.allowWrites ? { allowWrites: true } : {}),
