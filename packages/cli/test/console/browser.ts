@@ -3,7 +3,7 @@
  * with every background request turned off: the page must work with nothing but the console's server.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 
@@ -24,9 +24,21 @@ export const launch = (): Promise<Browser> =>
     ],
   });
 
-/** Builds the console's page when its dist is missing (tests run against sources, the page is built). */
+/**
+ * Builds the console's page when its dist is missing (the tests run against sources; the page must be
+ * built). Test files run in parallel: each builds into a folder of its own, and the first to finish
+ * moves it into place.
+ */
 export const ensureConsoleBuilt = (): void => {
   const dir = fileURLToPath(new URL("../../../console/", import.meta.url));
   if (existsSync(`${dir}dist/index.html`)) return;
-  execFileSync("npx", ["vite", "build", "--logLevel", "warn"], { cwd: dir, stdio: "inherit" });
+  const own = `dist-${process.pid}-${Date.now()}`;
+  execFileSync("npx", ["vite", "build", "--logLevel", "warn", "--outDir", own], { cwd: dir, stdio: "inherit" });
+  try {
+    renameSync(`${dir}${own}`, `${dir}dist`);
+  } catch {
+    // Another test file's build is in place.
+  } finally {
+    rmSync(`${dir}${own}`, { recursive: true, force: true });
+  }
 };
