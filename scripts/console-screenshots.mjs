@@ -22,7 +22,10 @@ if (!process.env.MEM_SCREENSHOTS_CHILD) {
 }
 
 if (!existsSync(join(root, "packages/console/dist/index.html"))) {
-  execFileSync("npx", ["vite", "build", "--logLevel", "warn"], { cwd: join(root, "packages/console"), stdio: "inherit" });
+  execFileSync("npx", ["vite", "build", "--logLevel", "warn"], {
+    cwd: join(root, "packages/console"),
+    stdio: "inherit",
+  });
 }
 
 const { executeCommand } = await import("../packages/core/src/index.ts");
@@ -43,14 +46,32 @@ await run({
   path: "/memories/users/alice/projects/mem.md",
   file_text: "# mem\n\nMemory backends for Claude's memory tool.\n\n## Open questions\n- Quotas per tenant\n",
 });
-await run({ command: "create", path: "/memories/users/bob/notes.md", file_text: "Bob prefers short answers.\n" });
-await run({ command: "create", path: "/memories/team/glossary.md", file_text: "SPEC: the behaviour, to the byte.\n" });
+await run({
+  command: "create",
+  path: "/memories/users/bob/notes.md",
+  file_text: "Bob prefers short answers.\n",
+});
+await run({
+  command: "create",
+  path: "/memories/team/glossary.md",
+  file_text: "SPEC: the behaviour, to the byte.\n",
+});
 await run(
-  { command: "str_replace", path: "/memories/users/alice/preferences.md", old_str: "Editor: vim", new_str: "Editor: helix" },
+  {
+    command: "str_replace",
+    path: "/memories/users/alice/preferences.md",
+    old_str: "Editor: vim",
+    new_str: "Editor: helix",
+  },
   "support-agent",
 );
 await run(
-  { command: "insert", path: "/memories/users/alice/preferences.md", insert_line: 5, insert_text: "- Answers: short, with code\n" },
+  {
+    command: "insert",
+    path: "/memories/users/alice/preferences.md",
+    insert_line: 5,
+    insert_text: "- Answers: short, with code\n",
+  },
   "planner",
 );
 
@@ -80,7 +101,10 @@ try {
     await file.getByRole("tab", { name: "History" }).click();
     await file.getByLabel("Diff", { exact: true }).waitFor();
     await page.getByText("connected", { exact: true }).waitFor();
-    await run({ command: "create", path: "/memories/team/standup.md", file_text: "Ship the console.\n" }, "planner");
+    await run(
+      { command: "create", path: "/memories/team/standup.md", file_text: "Ship the console.\n" },
+      "planner",
+    );
     await page.getByRole("list", { name: "Live changes" }).getByText("/memories/team/standup.md").waitFor();
     await page.screenshot({ path: join(root, `docs/console-${scheme}.png`) });
     await run({ command: "delete", path: "/memories/team/standup.md" });
