@@ -6,6 +6,7 @@ export interface Info {
   tenants: boolean;
   scoped: boolean;
   tenant?: string;
+  quota: { maxFiles?: number; maxTotalBytes?: number };
 }
 export interface TenantInfo {
   id: string;

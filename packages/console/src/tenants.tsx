@@ -5,13 +5,17 @@ import { api, type TenantInfo } from "./api.js";
 const size = (bytes: number | undefined) =>
   bytes === undefined ? "—" : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
 
-export function Tenants({
-  selected,
-  onSelect,
-}: {
+const use = (value: number | undefined, max: number | undefined) =>
+  value === undefined || max === undefined || max === 0 ? undefined : Math.round((value / max) * 100);
+
+interface Props {
   selected: string | undefined;
   onSelect: (id: string) => void;
-}) {
+  quota: { maxFiles?: number; maxTotalBytes?: number };
+}
+
+export function Tenants({ selected, onSelect, quota }: Props) {
+  const limited = quota.maxFiles !== undefined || quota.maxTotalBytes !== undefined;
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -44,6 +48,7 @@ export function Tenants({
             <th scope="col">Files</th>
             <th scope="col">Bytes</th>
             <th scope="col">Last access</th>
+            {limited && <th scope="col">Quota use</th>}
           </tr>
         </thead>
         <tbody>
@@ -57,6 +62,7 @@ export function Tenants({
               <td>{t.files ?? "—"}</td>
               <td>{size(t.bytes)}</td>
               <td>{t.lastAccess === undefined ? "—" : new Date(t.lastAccess).toLocaleString()}</td>
+              {limited && <td>{quotaUse(t, quota)}</td>}
             </tr>
           ))}
         </tbody>
@@ -69,3 +75,11 @@ export function Tenants({
     </div>
   );
 }
+
+/** The larger of the tenant's file and byte use, as a percentage of the quota. */
+const quotaUse = (t: TenantInfo, quota: Props["quota"]): string => {
+  const shares = [use(t.files, quota.maxFiles), use(t.bytes, quota.maxTotalBytes)].filter(
+    (n): n is number => n !== undefined,
+  );
+  return shares.length === 0 ? "—" : `${Math.max(...shares)}%`;
+};

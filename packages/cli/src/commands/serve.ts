@@ -13,7 +13,15 @@ interface ServeFlags {
   port?: number;
   token?: string;
   allowWrites?: boolean;
+  maxFiles?: number;
+  maxBytes?: number;
 }
+
+const count = (flag: string) => (value: string) => {
+  if (!/^\d{1,15}$/.test(value))
+    throw new CommandError(`${flag} must be a whole number, got ${JSON.stringify(value)}`, 2);
+  return Number(value);
+};
 
 const port = (value: string): number => {
   if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) {
@@ -42,6 +50,16 @@ export const serve: CommandModule = (program, ctx) => {
     .option(
       "--allow-writes",
       "allow restoring earlier versions (needs a token; one is made up when none is given)",
+    )
+    .option(
+      "--max-files <n>",
+      "the quota of files agents run under: the tenants list shows its use",
+      count("--max-files"),
+    )
+    .option(
+      "--max-bytes <n>",
+      "the quota of bytes agents run under: the tenants list shows its use",
+      count("--max-bytes"),
     )
     .addHelpText(
       "after",
@@ -77,6 +95,10 @@ export const serve: CommandModule = (program, ctx) => {
             ...(token === undefined ? {} : { token }),
             ...(flags.allowWrites ? { allowWrites: true } : {}),
             ...(tenant === undefined ? {} : { tenant }),
+            quota: {
+              ...(flags.maxFiles === undefined ? {} : { maxFiles: flags.maxFiles }),
+              ...(flags.maxBytes === undefined ? {} : { maxTotalBytes: flags.maxBytes }),
+            },
           }).catch((error: unknown) => {
             if (error instanceof TypeError) throw new CommandError(error.message, 2);
             throw error;

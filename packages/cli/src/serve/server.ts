@@ -36,6 +36,8 @@ export interface ConsoleOptions {
   allowWrites?: boolean;
   /** The one tenant the store was opened for (`?tenant=` in its URL): shown, never switched. */
   tenant?: string;
+  /** The quota agents run under (core's `maxFiles`, `maxTotalBytes`): the tenants list shows its use. */
+  quota?: { maxFiles?: number; maxTotalBytes?: number };
   /** How often the live feed polls the listing, in ms. Default 2000. */
   pollMs?: number;
 }
@@ -149,6 +151,7 @@ export const startConsole = async (
         csrf: guard.csrf,
         tenants: fixedTenant === undefined && listsTenants(store),
         scoped: fixedTenant === undefined && stores.scoped,
+        quota: options.quota ?? {},
         ...(fixedTenant === undefined ? {} : { tenant: fixedTenant }),
       });
     },

@@ -33,7 +33,10 @@ export const ensureConsoleBuilt = (): void => {
   const dir = fileURLToPath(new URL("../../../console/", import.meta.url));
   if (existsSync(`${dir}dist/index.html`)) return;
   const own = `dist-${process.pid}-${Date.now()}`;
-  execFileSync("npx", ["vite", "build", "--logLevel", "warn", "--outDir", own], { cwd: dir, stdio: "inherit" });
+  execFileSync("npx", ["vite", "build", "--logLevel", "warn", "--outDir", own], {
+    cwd: dir,
+    stdio: "inherit",
+  });
   try {
     renameSync(`${dir}${own}`, `${dir}dist`);
   } catch {

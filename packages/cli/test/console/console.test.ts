@@ -310,13 +310,16 @@ describe("tenants and access", () => {
     const root = new InMemoryStore();
     await write(root.scope("alice"), "/memories/alice.md", "alice\n");
     await write(root.scope("bob"), "/memories/bob.md", "bob\n");
-    const server = await startConsole(new TenantStore(root));
+    const server = await startConsole(new TenantStore(root), { quota: { maxFiles: 10, maxTotalBytes: 20 } });
     const page = await browser.newPage();
     try {
       await page.goto(server.url);
       const table = page.getByRole("table", { name: "Tenants" });
       await expect.poll(() => table.getByRole("row").count()).toBe(3);
       expect(await table.getByRole("row").nth(1).textContent()).toContain("alice16 B");
+      // Quota use: the larger share, 6 of 20 bytes for alice, 4 of 20 for bob.
+      expect(await table.getByRole("row").nth(1).getByRole("cell").last().textContent()).toBe("30%");
+      expect(await table.getByRole("row").nth(2).getByRole("cell").last().textContent()).toBe("20%");
       await table.getByRole("button", { name: "bob" }).click();
       await treeItem(page, "bob.md").waitFor();
       expect(await treeItem(page, "alice.md").count()).toBe(0);
