@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const CANDIDATES = ["../console/", "../../console/", "../../../console/dist/"];
+const CANDIDATES = ["../console/", "../../../console/dist/"];
 
 /** The directory holding `index.html` and `assets/`, or `undefined` when the console was never built. */
 export const findAssets = (): string | undefined => {

@@ -191,6 +191,9 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     await page.getByLabel("regex").check();
     await page.getByRole("searchbox").press("Enter");
     await expect.poll(() => results.getByRole("button", { name: /long\.txt/ }).count()).toBe(100);
+    expect(await results.getByRole("button").first().textContent()).toBe(
+      "/memories/long.txt:2900line 2900 of a long file",
+    );
     await page.close();
   });
 
