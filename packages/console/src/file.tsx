@@ -20,11 +20,6 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
   const [error, setError] = useState<string | undefined>();
 
   useEffect(() => {
-    setRange(undefined);
-    setRaw(undefined);
-  }, [path, tenant]);
-
-  useEffect(() => {
     if (!path) return;
     let live = true;
     setError(undefined);

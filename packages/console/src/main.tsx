@@ -71,6 +71,8 @@ function App() {
         </nav>
         <main class="main">
           <FilePanel
+            // A new file starts at its first page.
+            key={`${tenant ?? ""}\n${path ?? ""}`}
             tenant={info.tenant ? undefined : tenant}
             path={path}
             writes={info.writes}
