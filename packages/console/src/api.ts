@@ -87,7 +87,9 @@ const get = async <T>(
 
 export const api = {
   info: () => get<Info>("info", {}),
-  tenants: (after?: string) => get<{ tenants: TenantInfo[]; next?: string }>("tenants", { after }),
+  /** A page of the store's tenants; a store that lists none answers with `tenant` (the `?tenant=` one). */
+  tenants: (after?: string, tenant?: string) =>
+    get<{ tenants: TenantInfo[]; next?: string }>("tenants", { after, tenant }),
   list: (tenant: string | undefined, path: string, hidden: boolean, limit?: number) =>
     get<Listing>("list", { tenant, path, hidden, limit }),
   view: (tenant: string | undefined, path: string, range?: [number, number]) =>

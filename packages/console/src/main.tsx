@@ -59,7 +59,9 @@ function App() {
       </header>
       <div class="columns">
         <nav class="side" aria-label="Memory">
-          {info.tenants && <Tenants selected={tenant} onSelect={choose} quota={info.quota} />}
+          {(info.tenants || shownTenant !== undefined) && (
+            <Tenants lists={info.tenants} selected={shownTenant} onSelect={choose} quota={info.quota} />
+          )}
           <Search tenant={info.tenant ? undefined : tenant} hidden={hidden} onOpen={setPath} />
           <Tree
             tenant={info.tenant ? undefined : tenant}

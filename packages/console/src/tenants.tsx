@@ -1,4 +1,7 @@
-/** The tenants of a store that lists them: files, bytes, last access. */
+/**
+ * The tenants: a store's own list, paged (files, bytes, last access, quota use), or, for a store that
+ * lists none, the one tenant the address names.
+ */
 import { useEffect, useState } from "preact/hooks";
 import { api, type TenantInfo } from "./api.js";
 
@@ -9,12 +12,14 @@ const use = (value: number | undefined, max: number | undefined) =>
   value === undefined || max === undefined || max === 0 ? undefined : Math.round((value / max) * 100);
 
 interface Props {
+  /** The store lists its tenants; otherwise only `selected` is shown. */
+  lists: boolean;
   selected: string | undefined;
   onSelect: (id: string) => void;
   quota: { maxFiles?: number; maxTotalBytes?: number };
 }
 
-export function Tenants({ selected, onSelect, quota }: Props) {
+export function Tenants({ lists, selected, onSelect, quota }: Props) {
   const limited = quota.maxFiles !== undefined || quota.maxTotalBytes !== undefined;
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
@@ -22,7 +27,7 @@ export function Tenants({ selected, onSelect, quota }: Props) {
 
   const load = (after?: string) =>
     api
-      .tenants(after)
+      .tenants(after, lists ? undefined : selected)
       .then((page) => {
         setTenants((now) => (after ? [...now, ...page.tenants] : page.tenants));
         setNext(page.next);
@@ -31,7 +36,7 @@ export function Tenants({ selected, onSelect, quota }: Props) {
 
   useEffect(() => {
     void load();
-  }, []);
+  }, [lists ? undefined : selected]);
 
   return (
     <div class="tenants">
@@ -61,7 +66,15 @@ export function Tenants({ selected, onSelect, quota }: Props) {
               </td>
               <td>{t.files ?? "—"}</td>
               <td>{size(t.bytes)}</td>
-              <td>{t.lastAccess === undefined ? "—" : new Date(t.lastAccess).toLocaleString()}</td>
+              <td>
+                {t.lastAccess === undefined ? (
+                  "—"
+                ) : (
+                  <time dateTime={new Date(t.lastAccess).toISOString()}>
+                    {new Date(t.lastAccess).toLocaleString()}
+                  </time>
+                )}
+              </td>
               {limited && <td>{quotaUse(t, quota)}</td>}
             </tr>
           ))}

@@ -23,7 +23,7 @@ import { Assets, findAssets } from "./assets.js";
 import { Guard, refuse, SECURITY_HEADERS } from "./guard.js";
 import { type LiveChange, pollChanges } from "./live.js";
 import { search } from "./search.js";
-import { ConsoleStores, listsTenants } from "./tenants.js";
+import { ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
 
 export interface ConsoleOptions {
   /** Address to bind. Default `127.0.0.1`; any other needs `token`. */
@@ -157,14 +157,18 @@ export const startConsole = async (
     },
 
     "GET /api/tenants": async (_req, res, q) => {
-      if (fixedTenant !== undefined || !listsTenants(store))
-        throw new HttpError(404, "this store lists no tenants");
-      const after = q.get("after");
-      const page = await store.tenants({
-        limit: whole(q.get("limit"), 100, 1000),
-        ...(after ? { after } : {}),
-      });
-      json(res, page);
+      if (fixedTenant === undefined && listsTenants(store)) {
+        const after = q.get("after");
+        const page = await store.tenants({
+          limit: whole(q.get("limit"), 100, 1000),
+          ...(after ? { after } : {}),
+        });
+        return json(res, tenantPageOf(page));
+      }
+      // A store that lists no tenants: the one the URL or the page names, if any.
+      const tenant = fixedTenant ?? tenantOf(q);
+      if (tenant === undefined) return json(res, { tenants: [] });
+      json(res, await singleTenant(tenant, await storeOf(q)));
     },
 
     "GET /api/list": async (_req, res, q) => {

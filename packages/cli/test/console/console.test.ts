@@ -3,9 +3,9 @@
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
-import { executeCommand, ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
+import { executeCommand, ForwardingStore, InMemoryStore, type MemoryStore, usageOf } from "@mem/core";
 import type { HistoryStore } from "@mem/history";
 import { type RedisServer, startRedis } from "@mem/testkit";
 import type { Browser, Page } from "playwright-core";
@@ -65,6 +65,17 @@ const open = async (page: Page, url: string) => {
   await page.getByRole("tree").getByRole("treeitem", { name: "projects", exact: true }).waitFor();
 };
 
+/** Records every Content-Security-Policy violation the page reports (a console that needs none has none). */
+const watchCsp = (page: Page) =>
+  page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __csp: string[] }).__csp = seen;
+    document.addEventListener("securitypolicyviolation", (e) =>
+      seen.push(`${e.effectiveDirective} ${e.blockedURI}`),
+    );
+  });
+const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp);
+
 const treeItem = (page: Page, name: string) =>
   page.getByRole("tree").getByRole("treeitem", { name, exact: true });
 
@@ -91,6 +102,7 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
 
   it("shows a lazy tree, a file as view renders it, an image, and pages a long file", async () => {
     const page = await browser.newPage();
+    await watchCsp(page);
     const requests: string[] = [];
     page.on("request", (r) => requests.push(r.url()));
     await open(page, readOnly.url);
@@ -133,6 +145,8 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     // Nothing but the console's own server was asked for anything.
     const origin = new URL(readOnly.url).origin;
     expect(requests.filter((r) => !r.startsWith(origin) && !r.startsWith("data:"))).toEqual([]);
+    // The page runs within its policy: no inline script or style, nothing from elsewhere.
+    expect(await cspViolations(page)).toEqual([]);
     await page.close();
   });
 
@@ -165,6 +179,7 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
 
   it("renders a hostile file as text", async () => {
     const page = await browser.newPage();
+    await watchCsp(page);
     await open(page, readOnly.url);
     await treeItem(page, "xss.html").click();
     const file = page.getByRole("region", { name: "File" });
@@ -175,6 +190,23 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     await expect.poll(() => file.getByLabel("Raw text").textContent()).toBe(XSS);
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await file.locator("script, img").count()).toBe(0);
+    // Inert, not merely blocked: nothing even tried to run (the policy would have reported it).
+    expect(await cspViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("follows the system's light or dark theme", async () => {
+    const page = await browser.newPage();
+    const colours = async (scheme: "light" | "dark") => {
+      await page.emulateMedia({ colorScheme: scheme });
+      return page.evaluate(() => {
+        const style = getComputedStyle(document.body);
+        return [style.backgroundColor, style.color];
+      });
+    };
+    await open(page, readOnly.url);
+    expect(await colours("light")).toEqual(["rgb(255, 255, 255)", "rgb(27, 31, 36)"]);
+    expect(await colours("dark")).toEqual(["rgb(21, 24, 28)", "rgb(227, 230, 234)"]);
     await page.close();
   });
 
@@ -290,43 +322,153 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
   });
 });
 
-/** A store that lists its tenants, as the optional `tenants()` of the store contract describes. */
+/**
+ * A store that lists its tenants, as the optional `tenants()` of the store contract describes: ids in
+ * byte order after `after`, at most `limit` a page, files and bytes from each scope's own `usage()`, and
+ * the access time it keeps (a `Date`, one of the forms the console accepts).
+ */
 class TenantStore extends ForwardingStore {
+  readonly lastAccess = new Map<string, Date>();
+  readonly pages: { after?: string; limit?: number }[] = [];
   constructor(private readonly root: InMemoryStore) {
     super(root);
   }
   scope(tenant: string): MemoryStore {
     return this.root.scope(tenant);
   }
-  async tenants(): Promise<TenantPage> {
-    return {
-      tenants: [
-        { id: "alice", files: 1, bytes: 6, lastAccess: Date.UTC(2026, 0, 2) },
-        { id: "bob", files: 1, bytes: 4 },
-      ],
-    };
+  async put(tenant: string, path: string, text: string, at: Date): Promise<void> {
+    await write(this.root.scope(tenant), path, text);
+    this.lastAccess.set(tenant, at);
+  }
+  async tenants(options: { after?: string; limit?: number } = {}): Promise<TenantPage> {
+    this.pages.push(options);
+    const limit = options.limit ?? 100;
+    const ids = [...this.lastAccess.keys()]
+      .sort()
+      .filter((id) => options.after === undefined || id > options.after);
+    const shown = ids.slice(0, limit);
+    const tenants = await Promise.all(
+      shown.map(async (id) => {
+        const { files, bytes } = await usageOf(this.root.scope(id));
+        const at = this.lastAccess.get(id);
+        return at === undefined ? { id, files, bytes } : { id, files, bytes, lastAccess: at };
+      }),
+    );
+    return ids.length > limit ? { tenants, next: shown.at(-1) as string } : { tenants };
   }
 }
 
+/** Tenants by `scope()` only, with no list of them. */
+class ScopedStore extends ForwardingStore {
+  constructor(private readonly root: InMemoryStore) {
+    super(root);
+  }
+  scope(tenant: string): MemoryStore {
+    return this.root.scope(tenant);
+  }
+}
+
+const tenantRows = (page: Page) => page.getByRole("table", { name: "Tenants" }).getByRole("row");
+
 describe("tenants and access", () => {
-  it("lists tenants and shows the chosen tenant's memory", async () => {
-    const root = new InMemoryStore();
-    await write(root.scope("alice"), "/memories/alice.md", "alice\n");
-    await write(root.scope("bob"), "/memories/bob.md", "bob\n");
-    const server = await startConsole(new TenantStore(root), { quota: { maxFiles: 10, maxTotalBytes: 20 } });
+  it("lists a store's tenants page by page, with quota use, and shows the chosen tenant's memory", async () => {
+    const store = new TenantStore(new InMemoryStore());
+    await store.put("alice", "/memories/alice.md", "alice\n", new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
+    await store.put("bob", "/memories/bob.md", "bob\n", new Date(Date.UTC(2026, 1, 3)));
+    // Enough tenants for a second page (the console asks for 100 at a time).
+    for (let i = 0; i < 110; i++) {
+      await store.put(`t${String(i).padStart(3, "0")}`, "/memories/n.md", "n\n", new Date(0));
+    }
+    const server = await startConsole(store, { quota: { maxFiles: 10, maxTotalBytes: 20 } });
     const page = await browser.newPage();
     try {
       await page.goto(server.url);
-      const table = page.getByRole("table", { name: "Tenants" });
-      await expect.poll(() => table.getByRole("row").count()).toBe(3);
-      expect(await table.getByRole("row").nth(1).textContent()).toContain("alice16 B");
+      await expect.poll(() => tenantRows(page).count()).toBe(101);
+      const alice = tenantRows(page).nth(1);
+      expect(await alice.getByRole("cell").nth(0).textContent()).toBe("alice");
+      expect(await alice.getByRole("cell").nth(1).textContent()).toBe("1");
+      expect(await alice.getByRole("cell").nth(2).textContent()).toBe("6 B");
+      expect(await alice.locator("time").getAttribute("datetime")).toBe("2026-01-02T03:04:05.000Z");
       // Quota use: the larger share, 6 of 20 bytes for alice, 4 of 20 for bob.
-      expect(await table.getByRole("row").nth(1).getByRole("cell").last().textContent()).toBe("30%");
-      expect(await table.getByRole("row").nth(2).getByRole("cell").last().textContent()).toBe("20%");
-      await table.getByRole("button", { name: "bob" }).click();
+      expect(await alice.getByRole("cell").last().textContent()).toBe("30%");
+      expect(await tenantRows(page).nth(2).getByRole("cell").last().textContent()).toBe("20%");
+      expect(await tenantRows(page).last().getByRole("cell").first().textContent()).toBe("t097");
+
+      await page.getByRole("button", { name: "More tenants" }).click();
+      await expect.poll(() => tenantRows(page).count()).toBe(113);
+      expect(await tenantRows(page).last().getByRole("cell").first().textContent()).toBe("t109");
+      expect(await page.getByRole("button", { name: "More tenants" }).count()).toBe(0);
+      // Exactly the method of the store contract, one call a page, each after the last.
+      expect(store.pages).toEqual([{ limit: 100 }, { limit: 100, after: "t097" }]);
+
+      await page.getByRole("table", { name: "Tenants" }).getByRole("button", { name: "bob" }).click();
       await treeItem(page, "bob.md").waitFor();
       expect(await treeItem(page, "alice.md").count()).toBe(0);
       expect(new URL(page.url()).searchParams.get("tenant")).toBe("bob");
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
+  it("shows the ?tenant= tenant with its usage when the store lists no tenants", async () => {
+    const root = new InMemoryStore();
+    await write(root.scope("carol"), "/memories/carol.md", "carol's notes\n");
+    await write(root.scope("carol"), "/memories/more/two.md", "two\n");
+    await write(root.scope("dave"), "/memories/dave.md", "dave\n");
+    const server = await startConsole(new ScopedStore(root), { quota: { maxFiles: 4 } });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${server.url}?tenant=carol`);
+      await treeItem(page, "carol.md").waitFor();
+      await expect.poll(() => tenantRows(page).count()).toBe(2);
+      const cells = tenantRows(page).nth(1).getByRole("cell");
+      expect(await cells.allTextContents()).toEqual(["carol", "2", "18 B", "—", "50%"]);
+      expect(await treeItem(page, "dave.md").count()).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+    // A store opened for one tenant (`?tenant=` in its URL) shows that one.
+    const fixed = await startConsole(root.scope("dave"), { tenant: "dave" });
+    const again = await browser.newPage();
+    try {
+      await again.goto(fixed.url);
+      await treeItem(again, "dave.md").waitFor();
+      await expect.poll(() => tenantRows(again).count()).toBe(2);
+      expect(await tenantRows(again).nth(1).getByRole("cell").allTextContents()).toEqual([
+        "dave",
+        "1",
+        "5 B",
+        "—",
+      ]);
+    } finally {
+      await again.close();
+      await fixed.close();
+    }
+  });
+
+  it("off loopback, a browser without the token or with a wrong one sees nothing", async () => {
+    const store = new InMemoryStore();
+    await write(store, "/memories/private.md", "private\n");
+    const token = "an-off-loopback-console-token";
+    const { bind, browse } = offLoopback();
+    const server = await startConsole(store, { host: bind, token });
+    const base = `http://${browse}:${new URL(server.url).port}/`;
+    const page = await browser.newPage();
+    try {
+      const missing = await page.goto(base);
+      expect(missing?.status()).toBe(401);
+      expect(await missing?.text()).toBe('{"error":"A valid token is required"}');
+      const api = await page.goto(`${base}api/view?path=/memories/private.md`);
+      expect(api?.status()).toBe(401);
+      const wrong = await page.goto(`${base}?token=not-the-console-token`);
+      expect(wrong?.status()).toBe(401);
+      expect(await wrong?.text()).toBe('{"error":"A valid token is required"}');
+      const right = await page.goto(`${base}?token=${token}`);
+      expect(right?.status()).toBe(200);
+      expect(new URL(page.url()).search).toBe("");
+      await treeItem(page, "private.md").waitFor();
     } finally {
       await page.close();
       await server.close();
@@ -374,6 +516,15 @@ describe("tenants and access", () => {
     }
   });
 });
+
+/** An address of this machine that is not loopback, or every address when it has none. */
+const offLoopback = (): { bind: string; browse: string } => {
+  for (const list of Object.values(networkInterfaces())) {
+    const found = list?.find((a) => a.family === "IPv4" && !a.internal);
+    if (found) return { bind: found.address, browse: found.address };
+  }
+  return { bind: "0.0.0.0", browse: "127.0.0.1" };
+};
 
 const rawGet = (base: string, path: string, headers: Record<string, string>): Promise<number> =>
   new Promise((resolve, reject) => {
