@@ -12,7 +12,6 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/index.js";
 import { type ConsoleHandle, startConsole } from "../../src/serve/server.js";
-import type { TenantPage } from "../../src/serve/tenants.js";
 import { ensureConsoleBuilt, launch } from "./browser.js";
 
 // A 1×1 PNG.
@@ -325,10 +324,10 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
 /**
  * A store that lists its tenants, as the optional `tenants()` of the store contract describes: ids in
  * byte order after `after`, at most `limit` a page, files and bytes from each scope's own `usage()`, and
- * the access time it keeps (a `Date`, one of the forms the console accepts).
+ * the access time it keeps (ms since the epoch).
  */
 class TenantStore extends ForwardingStore {
-  readonly lastAccess = new Map<string, Date>();
+  readonly lastAccess = new Map<string, number>();
   readonly pages: { after?: string; limit?: number }[] = [];
   constructor(private readonly root: InMemoryStore) {
     super(root);
@@ -338,9 +337,9 @@ class TenantStore extends ForwardingStore {
   }
   async put(tenant: string, path: string, text: string, at: Date): Promise<void> {
     await write(this.root.scope(tenant), path, text);
-    this.lastAccess.set(tenant, at);
+    this.lastAccess.set(tenant, at.getTime());
   }
-  async tenants(options: { after?: string; limit?: number } = {}): Promise<TenantPage> {
+  async tenants(options: { after?: string; limit?: number } = {}) {
     this.pages.push(options);
     const limit = options.limit ?? 100;
     const ids = [...this.lastAccess.keys()]

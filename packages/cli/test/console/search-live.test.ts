@@ -1,8 +1,9 @@
-/** The console's search pages and live-feed comparison, without a browser. */
-import { InMemoryStore } from "@mem/core";
+/** The console's search pages, live-feed comparison and tenant pages, without a browser. */
+import { InMemoryStore, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
 import { compare } from "../../src/serve/live.js";
 import { search } from "../../src/serve/search.js";
+import { singleTenant, tenantPageOf } from "../../src/serve/tenants.js";
 
 const store = async () => {
   const s = new InMemoryStore();
@@ -82,5 +83,36 @@ describe("live feed", () => {
       { kind: "added", path: "/memories/new.md", size: 5, entry: "file", time: 7 },
       { kind: "removed", path: "/memories/gone.md", entry: "file", time: 7 },
     ]);
+  });
+});
+
+describe("tenant pages", () => {
+  it("keeps the fields the store gave, last access in ms from a number or a Date", () => {
+    const page = tenantPageOf({
+      tenants: [
+        { id: "a", files: 2, bytes: 30, lastAccess: new Date(Date.UTC(2026, 0, 2)) },
+        { id: "b", lastAccess: 1_700_000_000_000 },
+        { id: "c", files: -1, bytes: Number.NaN },
+        { id: 7 } as unknown as { id: string },
+      ],
+      next: "c",
+    });
+    expect(page).toEqual({
+      tenants: [
+        { id: "a", files: 2, bytes: 30, lastAccess: Date.UTC(2026, 0, 2) },
+        { id: "b", lastAccess: 1_700_000_000_000 },
+        { id: "c" },
+      ],
+      next: "c",
+    });
+    expect(tenantPageOf({ tenants: [], next: "" })).toEqual({ tenants: [] });
+  });
+
+  it("describes a lone tenant by the store's usage() when it keeps one", async () => {
+    const s = await store();
+    // Three 14-byte files and a 9-byte hidden one: usage() counts hidden files too.
+    expect(await singleTenant("t", s)).toEqual({ tenants: [{ id: "t", files: 4, bytes: 51 }] });
+    const uncounted: MemoryStore = Object.assign(Object.create(s) as InMemoryStore, { usage: undefined });
+    expect(await singleTenant("t", uncounted)).toEqual({ tenants: [{ id: "t" }] });
   });
 });
