@@ -52,12 +52,16 @@ export function Search({ tenant, hidden, onOpen }: Props) {
         <label>
           <input type="checkbox" checked={regex} onChange={(e) => setRegex(e.currentTarget.checked)} /> regex
         </label>
+        {/* Two elements, not one changing its type: a click on Stop must never land on a submit button
+            (the abort re-renders before the click's default action, which would then search again). */}
         {busy ? (
-          <button type="button" onClick={() => running.current?.abort()}>
+          <button key="stop" type="button" onClick={() => running.current?.abort()}>
             Stop
           </button>
         ) : (
-          <button type="submit">Search</button>
+          <button key="search" type="submit">
+            Search
+          </button>
         )}
       </form>
       {error && (

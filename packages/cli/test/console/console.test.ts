@@ -59,9 +59,9 @@ const urls: Record<string, () => string> = {
   redis: () => `${redis.url}/console${Math.floor(Math.random() * 1e9)}?history`,
 };
 
-const open = async (page: Page, url: string) => {
+const open = async (page: Page, url: string, first = "projects") => {
   await page.goto(url);
-  await page.getByRole("tree").getByRole("treeitem", { name: "projects", exact: true }).waitFor();
+  await page.getByRole("tree").getByRole("treeitem", { name: first, exact: true }).waitFor();
 };
 
 /** Records every Content-Security-Policy violation the page reports (a console that needs none has none). */
@@ -357,6 +357,24 @@ class TenantStore extends ForwardingStore {
   }
 }
 
+/** An in-memory store whose reads wait until `open()`, then take a moment each (as a remote store's do). */
+class GatedStore extends ForwardingStore {
+  reads = 0;
+  #open!: () => void;
+  readonly #gate = new Promise<void>((resolve) => {
+    this.#open = resolve;
+  });
+  override async read(path: string) {
+    this.reads++;
+    await this.#gate;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return super.read(path);
+  }
+  open(): void {
+    this.#open();
+  }
+}
+
 /** Tenants by `scope()` only, with no list of them. */
 class ScopedStore extends ForwardingStore {
   constructor(private readonly root: InMemoryStore) {
@@ -444,6 +462,35 @@ describe("tenants and access", () => {
     } finally {
       await again.close();
       await fixed.close();
+    }
+  });
+
+  it("stops a search with Stop, and the server stops reading", async () => {
+    const files = 20;
+    const store = new GatedStore(new InMemoryStore());
+    for (let i = 0; i < files; i++) await write(store.inner, `/memories/f${i}.md`, "x\n");
+    const server = await startConsole(store);
+    const page = await browser.newPage();
+    try {
+      await open(page, server.url, "f0.md");
+      const failed: string[] = [];
+      page.on("requestfailed", (r) => failed.push(`${new URL(r.url()).pathname} ${r.failure()?.errorText}`));
+      await page.getByRole("searchbox").fill("x");
+      await page.getByRole("searchbox").press("Enter");
+      await expect.poll(() => store.reads).toBe(1);
+      await page.getByRole("button", { name: "Stop" }).click();
+      await expect.poll(() => failed).toEqual(["/api/search net::ERR_ABORTED"]);
+      await page.getByRole("button", { name: "Search", exact: true }).waitFor();
+      store.open();
+      // A whole search reads every file; the stopped one read one or two before it saw the request go.
+      const whole = (await (await fetch(`${server.url}api/search?q=x`)).json()) as { hits: unknown[] };
+      expect(whole.hits).toHaveLength(files);
+      expect(store.reads - files).toBeLessThan(files / 2);
+      expect(await page.getByRole("list", { name: "Search results" }).count()).toBe(0);
+      expect(await page.getByRole("alert").count()).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
     }
   });
 
