@@ -163,7 +163,14 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
   const moreButton = (dir: string) =>
     (omitted.get(dir) ?? 0) > 0 ? (
       <li role="none" class="more">
-        <button type="button" onClick={() => more(dir)}>
+        <button
+          type="button"
+          onClick={(e) => {
+            // Inside the folder's treeitem: the click must not reach it (it would close the folder).
+            e.stopPropagation();
+            more(dir);
+          }}
+        >
           {omitted.get(dir)} more…
         </button>
       </li>

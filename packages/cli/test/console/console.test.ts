@@ -107,6 +107,13 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     await open(page, readOnly.url);
     // Folders load their children only when opened.
     await expect(treeItem(page, "alpha").count()).resolves.toBe(0);
+    // Sizes as view shows them to the model.
+    const root = await executeCommand(store, { command: "view", path: "/memories" });
+    const projects = root.content.split("\n").find((line) => line.endsWith("\t/memories/projects/"));
+    expect(projects).toBeDefined();
+    expect(await treeItem(page, "projects").locator(".size").first().textContent()).toBe(
+      projects?.split("\t")[0],
+    );
     await treeItem(page, "projects").click();
     await treeItem(page, "alpha").click();
     await treeItem(page, "notes.md").click();
@@ -375,6 +382,20 @@ class GatedStore extends ForwardingStore {
   }
 }
 
+/** An in-memory store that counts the listings asked of it and the walks (`files()`) of all its files. */
+class CountingStore extends ForwardingStore {
+  readonly lists: [string, number][] = [];
+  walks = 0;
+  override list(...args: Parameters<ForwardingStore["list"]>) {
+    this.lists.push([args[0], args[1]]);
+    return super.list(...args);
+  }
+  async files() {
+    this.walks++;
+    return (await (this.inner as InMemoryStore).files?.()) ?? [];
+  }
+}
+
 /** Tenants by `scope()` only, with no list of them. */
 class ScopedStore extends ForwardingStore {
   constructor(private readonly root: InMemoryStore) {
@@ -462,6 +483,32 @@ describe("tenants and access", () => {
     } finally {
       await again.close();
       await fixed.close();
+    }
+  });
+
+  it("lists one folder at a time, 200 entries and more on request, never walking the store", async () => {
+    const store = new CountingStore(new InMemoryStore());
+    for (let i = 0; i < 250; i++)
+      await write(store.inner, `/memories/big/n${String(i).padStart(3, "0")}.md`, "n\n");
+    await write(store.inner, "/memories/deep/er/still/file.md", "deep\n");
+    const server = await startConsole(store);
+    const page = await browser.newPage();
+    try {
+      await open(page, server.url, "big");
+      await treeItem(page, "big").click();
+      await treeItem(page, "n199.md").waitFor();
+      expect(await treeItem(page, "n200.md").count()).toBe(0);
+      await page.getByRole("button", { name: "50 more…" }).click();
+      await treeItem(page, "n249.md").waitFor();
+      // The tree asks for one folder at a time; only the live feed looks two levels down from the root.
+      const tree = store.lists.filter(([dir, depth]) => !(dir === "/memories" && depth === 2));
+      expect(new Set(tree.map(([dir, depth]) => `${dir} ${depth}`))).toEqual(
+        new Set(["/memories 1", "/memories/big 1"]),
+      );
+      expect(store.walks).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
     }
   });
 
