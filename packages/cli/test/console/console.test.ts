@@ -180,6 +180,15 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     await expect
       .poll(() => page.getByRole("region", { name: "File" }).getByRole("heading").textContent())
       .toBe("/memories/projects/alpha/notes.md");
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+    // Left goes to the parent folder, then closes it; Up moves back.
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(focused).toBe("alpha");
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => treeItem(page, "notes.md").count()).toBe(0);
+    expect(await treeItem(page, "alpha").getAttribute("aria-expanded")).toBe("false");
+    await page.keyboard.press("ArrowUp");
+    await expect.poll(focused).toBe("projects");
     await page.close();
   });
 
