@@ -2,7 +2,8 @@
 // Makes sure the servers the adapter tests start are installed before the tests run, because those tests
 // use real servers and fail (never skip) without them: `redis-server` and `redis-cli` for @mem/redis,
 // PostgreSQL's `initdb` and `postgres` for @mem/postgres, and a Ceph monitor, OSD and RADOS Gateway for
-// @mem/s3's tests on a real S3 server. As root on a system with apt-get, installs the
+// @mem/s3's tests on a real S3 server, and Debian's chromium for the console's browser tests (@mem/cli's
+// `mem serve`; playwright-core drives it, and no browser is ever downloaded). As root on a system with apt-get, installs the
 // missing Debian packages; otherwise explains what to install and exits 1.
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readdirSync, readFileSync } from "node:fs";
@@ -83,6 +84,17 @@ const SERVERS = [
     found: () => `${onPath("radosgw")}, ${onPath("ceph-mon")} and ${onPath("ceph-osd")}`,
     hints: [
       "  Debian/Ubuntu: sudo apt-get install -y --no-install-recommends radosgw ceph-mon ceph-osd ceph-common",
+    ],
+  },
+  {
+    name: "Chromium",
+    debianPackages: ["chromium"],
+    // The path the console's tests launch (MEM_CHROMIUM overrides it, as in packages/cli/test/console).
+    missing: () => [process.env.MEM_CHROMIUM ?? "/usr/bin/chromium"].filter((file) => !isExecutable(file)),
+    found: () => process.env.MEM_CHROMIUM ?? "/usr/bin/chromium",
+    hints: [
+      "  Debian/Ubuntu: sudo apt-get install -y --no-install-recommends chromium",
+      "  elsewhere:     set MEM_CHROMIUM to a Chromium or Chrome executable",
     ],
   },
 ];

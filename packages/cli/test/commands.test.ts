@@ -324,6 +324,7 @@ describe("output", () => {
       "history",
       "restore",
       "mcp",
+      "serve",
     ]);
     // Each command's own help, from the same program in this process (one child process per command
     // would only repeat the start-up).

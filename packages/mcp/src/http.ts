@@ -1,11 +1,11 @@
 /** The streamable HTTP transport: one endpoint, `/mcp`, loopback by default, bearer tokens elsewhere. */
 import type { Server } from "node:http";
-import { isIPv4 } from "node:net";
 import { checkTenant, type MemoryStore } from "@mem/core";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { localhostHostValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { isLoopbackHost } from "./access.js";
 import { createLog, type LogDestination, logRefusals } from "./log.js";
 import { METRICS_PATH, observeCommands } from "./metrics.js";
 import { checkBoolean, checkServerOptions } from "./options.js";
@@ -46,8 +46,7 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-const isLoopback = (host: string): boolean =>
-  host === "localhost" || host === "::1" || (isIPv4(host) && host.startsWith("127."));
+const isLoopback = isLoopbackHost;
 
 /**
  * Serves `store` over MCP's streamable HTTP transport at `http://{host}:{port}/mcp`, statelessly: each

@@ -1,3 +1,4 @@
+export { checkToken, isLoopbackHost, isLoopbackHostHeader, TokenSet } from "./access.js";
 export { callMemoryTool } from "./client.js";
 export {
   DEFAULT_PORT,

@@ -22,8 +22,12 @@ describe("public surface", { timeout: 120_000 }, () => {
       "METRICS_PATH",
       "MemoryMcpServerOptions",
       "StdioServerHandle",
+      "TokenSet",
       "callMemoryTool",
+      "checkToken",
       "createMemoryMcpServer",
+      "isLoopbackHost",
+      "isLoopbackHostHeader",
       "serveHttp",
       "serveStdio",
     ]);

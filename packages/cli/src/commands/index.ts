@@ -13,6 +13,7 @@ import { mcp } from "./mcp.js";
 import { putCommand } from "./put.js";
 import { rotate } from "./rotate.js";
 import { run } from "./run.js";
+import { serve } from "./serve.js";
 import { sweep } from "./sweep.js";
 import { tree } from "./tree.js";
 import { verify } from "./verify.js";
@@ -34,4 +35,5 @@ export const COMMANDS: readonly CommandModule[] = [
   history,
   restore,
   mcp,
+  serve,
 ];

@@ -1,0 +1,87 @@
+/** `mem serve` as a user runs it: the address on stdout, the store checked at start, tokens off loopback. */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { executeCommand } from "@mem/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/index.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "../run-mem.js";
+import { ensureConsoleBuilt } from "./browser.js";
+
+const base = mkdtempSync(join(tmpdir(), "mem-serve-cli-"));
+beforeAll(() => ensureConsoleBuilt());
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+/** Starts `mem serve ARGS`, resolves with the first line of stdout (the address) and the running child. */
+const serve = (args: string[]) =>
+  new Promise<{ address: string; stop: () => Promise<number | null> }>((resolve, reject) => {
+    const [command = process.execPath, ...rest] = memCommandLine(["serve", ...args]);
+    const child = spawn(command, rest, { cwd: PACKAGE_DIR, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      err += c.toString();
+    });
+    child.stdout.on("data", (c: Buffer) => {
+      out += c.toString();
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line !== undefined) {
+        resolve({
+          address: line,
+          stop: () =>
+            new Promise((done) => {
+              child.on("close", done);
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    });
+    child.on("close", (code) => reject(new Error(`mem serve exited ${code}: ${err}`)));
+  });
+
+describe("mem serve", () => {
+  it("prints its address and serves the page and the API, read-only", async () => {
+    const root = join(base, "one");
+    const store = await openStore(`fs:${root}`);
+    await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "hello\n" });
+    await store.close?.();
+    const running = await serve([`fs:${root}`, "--port", "0"]);
+    try {
+      expect(running.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const page = await fetch(running.address);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="app">');
+      const info = (await (await fetch(`${running.address}api/info`)).json()) as { writes: boolean };
+      expect(info.writes).toBe(false);
+      const view = (await (await fetch(`${running.address}api/view?path=/memories/a.md`)).json()) as {
+        content: string;
+      };
+      expect(view.content).toBe("Here's the content of /memories/a.md with line numbers:\n     1\thello");
+    } finally {
+      expect(await running.stop()).toBe(0);
+    }
+  });
+
+  it("with --allow-writes makes up a token and prints the login address", async () => {
+    const running = await serve([`fs:${join(base, "two")}`, "--allow-writes"]);
+    try {
+      const login = new URL(running.address);
+      expect(login.searchParams.get("token")).toMatch(/^[\w-]{32}$/);
+      expect((await fetch(`${login.origin}/api/info`)).status).toBe(401);
+      const signedIn = await fetch(running.address, { redirect: "manual" });
+      expect(signedIn.status).toBe(303);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("refuses to start off loopback without a token, and a store that cannot work", async () => {
+    const open = await runMem(["serve", `fs:${join(base, "three")}`, "--host", "0.0.0.0"]);
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain("--token is required when --host is not a loopback address");
+    const missing = await runMem(["serve", "redis://app:hunter2@127.0.0.1:1/x"]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).not.toContain("hunter2");
+  });
+});

@@ -1,0 +1,124 @@
+/** The console server's JSON API, as the page uses it. */
+
+export interface Info {
+  writes: boolean;
+  csrf: string;
+  tenants: boolean;
+  scoped: boolean;
+  tenant?: string;
+  quota: { maxFiles?: number; maxTotalBytes?: number };
+}
+export interface TenantInfo {
+  id: string;
+  files?: number;
+  bytes?: number;
+  lastAccess?: number;
+}
+export interface Entry {
+  name: string;
+  path: string;
+  kind: "file" | "directory";
+  size: string;
+  bytes: number;
+  hidden?: boolean;
+}
+export interface Listing {
+  path: string;
+  size: string;
+  entries: Entry[];
+  omitted: number;
+}
+export interface View {
+  content: string;
+  isError: boolean;
+  image?: { mediaType: string; data: string };
+  next?: [number, number];
+}
+export interface Version {
+  id: string;
+  time: number;
+  size: number;
+  command?: string;
+  actor?: string;
+}
+export interface SearchHit {
+  path: string;
+  line: number;
+  text: string;
+}
+export interface SearchPage {
+  hits: SearchHit[];
+  next?: string;
+  searched: number;
+}
+export interface LiveChange {
+  kind: "added" | "removed" | "changed" | "restored";
+  path: string;
+  size?: number;
+  entry: "file" | "directory";
+  time: number;
+}
+
+const query = (params: Record<string, string | number | boolean | undefined>): string => {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === false || value === "") continue;
+    search.set(key, value === true ? "1" : String(value));
+  }
+  const text = search.toString();
+  return text === "" ? "" : `?${text}`;
+};
+
+export class ApiError extends Error {}
+
+const get = async <T>(
+  path: string,
+  params: Record<string, string | number | boolean | undefined>,
+  signal?: AbortSignal,
+): Promise<T> => {
+  const response = await fetch(`/api/${path}${query(params)}`, {
+    signal: signal ?? null,
+    credentials: "same-origin",
+  });
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`);
+  return body;
+};
+
+export const api = {
+  info: () => get<Info>("info", {}),
+  /** A page of the store's tenants; a store that lists none answers with `tenant` (the `?tenant=` one). */
+  tenants: (after?: string, tenant?: string) =>
+    get<{ tenants: TenantInfo[]; next?: string }>("tenants", { after, tenant }),
+  list: (tenant: string | undefined, path: string, hidden: boolean, limit?: number) =>
+    get<Listing>("list", { tenant, path, hidden, limit }),
+  view: (tenant: string | undefined, path: string, range?: [number, number]) =>
+    get<View>("view", { tenant, path, start: range?.[0], end: range?.[1] }),
+  raw: (tenant: string | undefined, path: string) =>
+    get<{ text: string; bytes: number }>("raw", { tenant, path }),
+  versions: (tenant: string | undefined, path: string) =>
+    get<{ history: boolean; versions: Version[] }>("versions", { tenant, path }),
+  version: (tenant: string | undefined, path: string, id: string) =>
+    get<{ text: string }>("version", { tenant, path, id }),
+  search: (
+    tenant: string | undefined,
+    q: string,
+    regex: boolean,
+    hidden: boolean,
+    cursor: string | undefined,
+    signal: AbortSignal,
+  ) => get<SearchPage>("search", { tenant, q, regex, hidden, cursor }, signal),
+  restore: async (csrf: string, tenant: string | undefined, path: string, id: string) => {
+    const response = await fetch(`/api/restore${query({ tenant })}`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-Mem-CSRF": csrf },
+      body: JSON.stringify({ path, id }),
+    });
+    const body = (await response.json()) as { error?: string; replacedVersionId?: string | null };
+    if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`);
+    return body;
+  },
+  eventsUrl: (tenant: string | undefined) => `/api/events${query({ tenant })}`,
+  exportUrl: (tenant: string | undefined) => `/api/export${query({ tenant })}`,
+};

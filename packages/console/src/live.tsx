@@ -1,0 +1,42 @@
+/** The change feed while the page is open (server-sent events). */
+import { useEffect, useState } from "preact/hooks";
+import { api, type LiveChange } from "./api.js";
+
+const KEEP = 50;
+
+export function Live({ tenant, onChange }: { tenant: string | undefined; onChange: () => void }) {
+  const [changes, setChanges] = useState<LiveChange[]>([]);
+  const [connected, setConnected] = useState(false);
+
+  useEffect(() => {
+    setChanges([]);
+    const source = new EventSource(api.eventsUrl(tenant));
+    source.onopen = () => setConnected(true);
+    source.onerror = () => setConnected(false);
+    source.onmessage = (event: MessageEvent<string>) => {
+      const change = JSON.parse(event.data) as LiveChange;
+      setChanges((now) => [change, ...now].slice(0, KEEP));
+      onChange();
+    };
+    return () => source.close();
+  }, [tenant]);
+
+  return (
+    <div class="live">
+      <h2>
+        Live <span class={connected ? "dot on" : "dot"} />{" "}
+        <span class="state">{connected ? "connected" : "connecting…"}</span>
+      </h2>
+      <ol aria-label="Live changes" aria-live="polite" class="changes">
+        {changes.length === 0 && <li class="muted">Changes appear here as they happen.</li>}
+        {changes.map((c, i) => (
+          <li key={`${c.time}-${c.path}-${i}`}>
+            <time dateTime={new Date(c.time).toISOString()}>{new Date(c.time).toLocaleTimeString()}</time>{" "}
+            <span class={`kind ${c.kind}`}>{c.kind}</span> <span class="path">{c.path}</span>
+            {c.size !== undefined ? <span class="size"> {c.size} bytes</span> : null}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * The tenants: a store's own list, paged (files, bytes, last access, quota use), or, for a store that
+ * lists none, the one tenant the address names.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, type TenantInfo } from "./api.js";
+
+const size = (bytes: number | undefined) =>
+  bytes === undefined ? "—" : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
+
+const use = (value: number | undefined, max: number | undefined) =>
+  value === undefined || max === undefined || max === 0 ? undefined : Math.round((value / max) * 100);
+
+interface Props {
+  /** The store lists its tenants; otherwise only `selected` is shown. */
+  lists: boolean;
+  selected: string | undefined;
+  onSelect: (id: string) => void;
+  quota: { maxFiles?: number; maxTotalBytes?: number };
+}
+
+export function Tenants({ lists, selected, onSelect, quota }: Props) {
+  const limited = quota.maxFiles !== undefined || quota.maxTotalBytes !== undefined;
+  const [tenants, setTenants] = useState<TenantInfo[]>([]);
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const load = (after?: string) =>
+    api
+      .tenants(after, lists ? undefined : selected)
+      .then((page) => {
+        setTenants((now) => (after ? [...now, ...page.tenants] : page.tenants));
+        setNext(page.next);
+      })
+      .catch((e: Error) => setError(e.message));
+
+  useEffect(() => {
+    void load();
+  }, [lists ? undefined : selected]);
+
+  return (
+    <div class="tenants">
+      <h2>Tenants</h2>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <table aria-label="Tenants">
+        <thead>
+          <tr>
+            <th scope="col">Tenant</th>
+            <th scope="col">Files</th>
+            <th scope="col">Bytes</th>
+            <th scope="col">Last access</th>
+            {limited && <th scope="col">Quota use</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {tenants.map((t) => (
+            <tr key={t.id} aria-selected={selected === t.id}>
+              <td>
+                <button type="button" onClick={() => onSelect(t.id)}>
+                  {t.id}
+                </button>
+              </td>
+              <td>{t.files ?? "—"}</td>
+              <td>{size(t.bytes)}</td>
+              <td>
+                {t.lastAccess === undefined ? (
+                  "—"
+                ) : (
+                  <time dateTime={new Date(t.lastAccess).toISOString()}>
+                    {new Date(t.lastAccess).toLocaleString()}
+                  </time>
+                )}
+              </td>
+              {limited && <td>{quotaUse(t, quota)}</td>}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {next && (
+        <button type="button" onClick={() => void load(next)}>
+          More tenants
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The larger of the tenant's file and byte use, as a percentage of the quota. */
+const quotaUse = (t: TenantInfo, quota: Props["quota"]): string => {
+  const shares = [use(t.files, quota.maxFiles), use(t.bytes, quota.maxTotalBytes)].filter(
+    (n): n is number => n !== undefined,
+  );
+  return shares.length === 0 ? "—" : `${Math.max(...shares)}%`;
+};
