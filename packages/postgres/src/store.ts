@@ -6,8 +6,10 @@ import {
   checkTenant,
   type ExpiryOptions,
   type FileData,
+  type FileOrListing,
   type ListEntry,
   type Listing,
+  type ListOptions,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -117,7 +119,15 @@ const statements = (n: SqlNames) => {
         WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
-    list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
+    list: named(
+      "list",
+      `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM ${f("list")}($1, $2, $3, $4, $5)`,
+    ),
+    view: named(
+      "view",
+      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
+         FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
+    ),
     write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
@@ -158,6 +168,30 @@ const checkOptions = (options: PostgresStoreOptions): void => {
   if (options.clock !== undefined && typeof options.clock !== "function") {
     throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");
   }
+};
+
+const listLimit = (options: ListOptions | undefined): number | null => {
+  const limit = options?.limit;
+  // The function takes an int; a larger limit shows everything anyway.
+  return limit !== undefined && Number.isSafeInteger(limit) && limit >= 0
+    ? Math.min(limit, 2 ** 31 - 1)
+    : null;
+};
+
+/** The rows of the `list` function: the directory's own row first, then its entries. */
+const listingOf = (rows: readonly Record<string, unknown>[]): Listing | null => {
+  const [head, ...rest] = rows;
+  if (!head) return null;
+  const entries: ListEntry[] = rest.map((row) => ({
+    path: row["r_path"] as string,
+    kind: row["r_kind"] === "f" ? "file" : "directory",
+    size: Number(row["r_size"]),
+    depth: row["r_depth"] as number,
+  }));
+  const omitted = Number(head["r_omitted"] ?? 0);
+  return omitted > 0
+    ? { size: Number(head["r_size"]), entries, omitted }
+    : { size: Number(head["r_size"]), entries };
 };
 
 const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -267,21 +301,28 @@ export class PostgresStore implements MemoryStore {
     return row["r_kind"] === "f" ? { kind: "file", size: Number(row["r_size"]) } : { kind: "directory" };
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
-    const result = await this.#run(
-      this.#shared.sql.list,
-      [this.tenantKey, dir, depth, this.#cutoff()],
-      false,
-    );
-    const [head, ...rows] = result.rows;
+  /**
+   * One statement: the directory's row and its entries to `depth`; with `limit`, only the first `limit`
+   * entries in view's order are sent and the rest counted in `omitted`.
+   */
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
+    const values = [this.tenantKey, dir, depth, listLimit(options), this.#cutoff()];
+    const result = await this.#run(this.#shared.sql.list, values, false);
+    return listingOf(result.rows);
+  }
+
+  /** A view in one statement: the file's bytes, or else the directory's listing (see `list`). */
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+    const values = [this.tenantKey, path, depth, listLimit(options), this.#now(), this.#cutoff()];
+    const result = await this.#run(this.#shared.sql.view, values, false);
+    const head = result.rows[0];
     if (!head) return null;
-    const entries: ListEntry[] = rows.map((row) => ({
-      path: row["r_path"] as string,
-      kind: row["r_kind"] === "f" ? "file" : "directory",
-      size: Number(row["r_size"]),
-      depth: row["r_depth"] as number,
-    }));
-    return { size: Number(head["r_size"]), entries };
+    if (head["r_kind"] === "f") {
+      const data = new Uint8Array(head["r_content"] as Buffer);
+      return { kind: "file", file: { data, version: String(head["r_version"]) } };
+    }
+    const listing = listingOf(result.rows);
+    return listing && { kind: "directory", listing };
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
