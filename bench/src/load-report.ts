@@ -9,6 +9,8 @@ export interface LoadRow extends LevelResult {
   cpuSecondsPer1000: number | null;
   wireBytesPerCommand: number | null;
   heldBytesPerTenant: number | null;
+  /** Redis keys or Postgres rows per tenant. */
+  heldItemsPerTenant: number | null;
   held: string;
   lostUpdates: number | null;
 }
@@ -168,11 +170,11 @@ export const renderLoad = (rows: readonly LoadRow[], context: Context): { markdo
     "benchmark's process (—). Wire bytes: Redis INFO stats (both directions), the pg sockets' byte counters.",
     "Held per tenant: growth of what the server holds, divided by tenants (see the last column's note).",
     "",
-    "| store | agents | ops/s | p50 ms | p99 ms | p999 ms | errors | lost updates | server CPU s / 1,000 cmds | bytes on wire / cmd | held / tenant |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| store | agents | ops/s | p50 ms | p99 ms | p999 ms | errors | lost updates | server CPU s / 1,000 cmds | bytes on wire / cmd | held / tenant | keys or rows / tenant |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (row) =>
-        `| ${row.subject} | ${row.agents} | ${whole(row.opsPerSec)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ${fixed(row.p999Ms, 2)} | ${row.errors} | ${row.lostUpdates ?? "—"} | ${fixed(row.cpuSecondsPer1000, 3)} | ${whole(row.wireBytesPerCommand)} | ${row.heldBytesPerTenant === null ? "—" : `${whole(row.heldBytesPerTenant)} B`} |`,
+        `| ${row.subject} | ${row.agents} | ${whole(row.opsPerSec)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ${fixed(row.p999Ms, 2)} | ${row.errors} | ${row.lostUpdates ?? "—"} | ${fixed(row.cpuSecondsPer1000, 3)} | ${whole(row.wireBytesPerCommand)} | ${row.heldBytesPerTenant === null ? "—" : `${whole(row.heldBytesPerTenant)} B`} | ${fixed(row.heldItemsPerTenant)} |`,
     ),
     "",
     "Held per tenant measures:",

@@ -54,6 +54,8 @@ interface ServerProbe {
   heldBytes(): Promise<number | null>;
   /** What `heldBytes` measures. */
   held: string;
+  /** Keys (Redis, every node) or rows (Postgres) held for all tenants; `null` when not counted. */
+  heldItems(): Promise<number | null>;
 }
 
 interface Subject {
@@ -101,9 +103,11 @@ const main = async () => {
         heldBytes: async () =>
           Number((await pool.query("SELECT pg_total_relation_size($1) AS n", [table])).rows[0]?.n ?? 0),
         held: "table, indexes and TOAST (pg_total_relation_size)",
+        heldItems: async () =>
+          Number((await pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n ?? 0),
       };
     };
-    const redisProbe = (client: Redis | Cluster, nodes: () => Redis[]): ServerProbe => ({
+    const redisProbe = (nodes: () => Redis[]): ServerProbe => ({
       cpuSeconds: () => cpuOfRedis(nodes()),
       wireBytes: () => wireOfRedis(nodes()),
       heldBytes: async () => {
@@ -113,12 +117,18 @@ const main = async () => {
         return total;
       },
       held: "used_memory of every node (after the run, less before seeding)",
+      heldItems: async () => {
+        let total = 0;
+        for (const node of nodes()) total += await node.dbsize();
+        return total;
+      },
     });
     const noServer = (root: string, held: string): ServerProbe => ({
       cpuSeconds: async () => null,
       wireBytes: async () => null,
       heldBytes: async () => diskBytes(root),
       held,
+      heldItems: async () => null,
     });
     const redisNodes = (client: Redis | Cluster): (() => Redis[]) =>
       client instanceof Cluster ? () => client.nodes("master") : () => [client];
@@ -164,7 +174,7 @@ const main = async () => {
           name: "redis",
           raw: false,
           tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: redisProbe(client, redisNodes(client)),
+          probe: redisProbe(redisNodes(client)),
           close: async () => {},
         };
       },
@@ -174,7 +184,7 @@ const main = async () => {
           name: "raw-redis",
           raw: true,
           tool: (tenant) => rawRedisTool(client, `raw:${tenant}:`, true),
-          probe: redisProbe(client, redisNodes(client)),
+          probe: redisProbe(redisNodes(client)),
           close: async () => {},
         };
       },
@@ -186,7 +196,7 @@ const main = async () => {
           name: "redis-cluster",
           raw: false,
           tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: redisProbe(client, redisNodes(client)),
+          probe: redisProbe(redisNodes(client)),
           close: async () => {},
         };
       },
@@ -198,7 +208,7 @@ const main = async () => {
           raw: true,
           // The hash tag keeps a tenant's keys and its index on one slot.
           tool: (tenant) => rawRedisTool(client, `{raw:${tenant}}:`, true),
-          probe: redisProbe(client, redisNodes(client)),
+          probe: redisProbe(redisNodes(client)),
           close: async () => {},
         };
       },
@@ -245,6 +255,7 @@ const main = async () => {
       const subject = await factory();
       try {
         const heldBefore = (await subject.probe.heldBytes()) ?? 0;
+        const itemsBefore = (await subject.probe.heldItems()) ?? 0;
         const tools = Array.from({ length: TENANTS }, (_, t) => subject.tool(tenantId(t)));
         const expected: Expected = new Map();
         const seedStart = performance.now();
@@ -267,6 +278,7 @@ const main = async () => {
             wireBytesPerCommand:
               wire0 === null || wire1 === null ? null : (wire1 - wire0) / Math.max(1, result.commands),
             heldBytesPerTenant: null,
+            heldItemsPerTenant: null,
             held: subject.probe.held,
             lostUpdates: null,
           };
@@ -278,10 +290,13 @@ const main = async () => {
         const lost = await countLost(tools, expected);
         const heldAfter = await subject.probe.heldBytes();
         const perTenant = heldAfter === null ? null : (heldAfter - heldBefore) / TENANTS;
+        const itemsAfter = await subject.probe.heldItems();
+        const itemsPerTenant = itemsAfter === null ? null : (itemsAfter - itemsBefore) / TENANTS;
         for (const row of rows) {
           if (row.subject !== subject.name) continue;
           row.lostUpdates = lost.lost;
           row.heldBytesPerTenant = perTenant;
+          row.heldItemsPerTenant = itemsPerTenant;
         }
         console.log(
           `  lost updates: ${lost.lost} of ${lost.checked}; held per tenant: ${perTenant?.toFixed(0)} B`,
