@@ -130,6 +130,7 @@ const statements = (n: SqlNames) => {
     ),
     write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
+    lock: named("lock", `SELECT ${f("lock")}($1)`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
     usage: named(
       "usage",
@@ -382,6 +383,90 @@ export class PostgresStore implements MemoryStore {
         throw new ConflictError(path);
       default:
         throw new StoreFailureError("unexpected reply from the database");
+    }
+  }
+
+  /**
+   * An atomic edit. First optimistically: the read, then `write` conditional on the version read (two
+   * round trips, as core's own loop). When another writer came in between, it stops racing: in one
+   * transaction it takes the tenant's lock (the one every write takes), reads, and writes, so edits of a
+   * busy file queue up instead of retrying each other out.
+   */
+  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const file = await this.read(path);
+    if (!file) return false;
+    const next = change(file.data);
+    if (!next) return true;
+    try {
+      await this.#write(path, next, { ifVersion: file.version }, {});
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+    await this.#ready();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#lockedUpdate(path, change);
+      } catch (error) {
+        const state = sqlStateOf(error);
+        if (state && RETRYABLE.has(state) && attempt + 1 < MAX_ATTEMPTS) {
+          await sleep(backoffDelay(attempt));
+          continue;
+        }
+        throw toStoreFailure(error, true);
+      }
+    }
+  }
+
+  async #lockedUpdate(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const { sql } = this.#shared;
+    let client: pg.PoolClient;
+    try {
+      client = await this.#shared.pool.connect();
+    } catch (error) {
+      throw toStoreFailure(error, false);
+    }
+    client.on("error", ignore);
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      try {
+        await client.query({ name: sql.lock.name, text: sql.lock.text, values: [this.tenantKey] });
+        const cutoff = this.#cutoff();
+        const read =
+          cutoff === null
+            ? { ...sql.read, values: [this.tenantKey, path] }
+            : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff] };
+        const row = (await client.query(read)).rows[0];
+        const next = row ? change(new Uint8Array(row["content"] as Buffer)) : null;
+        if (row && next) {
+          const values = [
+            this.tenantKey,
+            path,
+            ancestorsOf(path),
+            rawBytes(next),
+            String(row["version"]),
+            this.#now(),
+            cutoff,
+            null,
+            null,
+          ];
+          const status = (await client.query({ ...sql.write, values })).rows[0]?.["r_status"];
+          // Under the tenant's lock nothing else writes the file: anything but ok is a broken invariant.
+          if (status !== "ok") throw new StoreFailureError("unexpected reply from the database");
+        }
+        await client.query("COMMIT");
+        return row !== undefined;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      if (sqlStateOf(error) === undefined || isFatal(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.off("error", ignore);
+      client.release(broken);
     }
   }
 

@@ -155,3 +155,63 @@ describe("listing limit", () => {
     ]);
   });
 });
+
+describe("edits of a busy file", () => {
+  it("stop racing after a lost race: the edit takes the tenant's lock and lands once", async () => {
+    const table = db.freshTable();
+    const counter = new QueryCounter();
+    const store = new PostgresStore({ pool: counter.attach(db.pool({ max: 2 })), table, tenant: "busy" });
+    await store.write("/memories/log.md", bytes("a\n"), { ifAbsent: true });
+    const version = (await store.read("/memories/log.md"))!.version;
+    const before = counter.texts.length;
+    // Another session holds the tenant's lock: the edit's optimistic write waits behind it.
+    const blocker = db.pool({ max: 1 });
+    const other = await blocker.connect();
+    await other.query("BEGIN");
+    await other.query(`SELECT "public"."${table}_lock"($1)`, [store.tenantKey]);
+    const calls: string[] = [];
+    const editing = store.update("/memories/log.md", (data) => {
+      calls.push(new TextDecoder().decode(data));
+      return bytes(`${new TextDecoder().decode(data)}edit\n`);
+    });
+    for (let i = 0; i < 200; i++) {
+      const waiting = await db.sql("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted");
+      if (waiting.rows[0].n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Meanwhile the other session changes the file and lets go: the edit's version no longer matches.
+    await other.query(`SELECT * FROM "public"."${table}_write"($1, $2, $3, $4, $5, $6, NULL, NULL, NULL)`, [
+      store.tenantKey,
+      "/memories/log.md",
+      ["/memories"],
+      Buffer.from("b\n"),
+      version,
+      Date.now(),
+    ]);
+    await other.query("COMMIT");
+    other.release();
+    expect(await editing).toBe(true);
+    expect(calls).toEqual(["a\n", "b\n"]);
+    expect(new TextDecoder().decode((await store.read("/memories/log.md"))!.data)).toBe("b\nedit\n");
+    // The read and the lost write, then the transaction: lock, read, write.
+    expect(counter.texts.slice(before).filter((text) => text === "BEGIN")).toHaveLength(1);
+  });
+
+  it("loses no line when 24 agents insert into one file at once", async () => {
+    const store = new PostgresStore({ pool: db.pool({ max: 8 }), table: db.freshTable(), tenant: "hot" });
+    await store.write("/memories/log.md", bytes("# log\n"), { ifAbsent: true });
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        executeCommand(store, {
+          command: "insert",
+          path: "/memories/log.md",
+          insert_line: 1,
+          insert_text: `line ${i}`,
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.isError)).toEqual([]);
+    const lines = new TextDecoder().decode((await store.read("/memories/log.md"))!.data).split("\n");
+    for (let i = 0; i < 24; i++) expect(lines).toContain(`line ${i}`);
+  });
+});
