@@ -8,16 +8,26 @@ export interface LoadRow extends LevelResult {
   agents: number;
   cpuSecondsPer1000: number | null;
   wireBytesPerCommand: number | null;
+  lostUpdates: number | null;
+}
+
+/** What one tenant holds on the server right after seeding, before any agent ran. */
+export interface SeededRow {
+  subject: string;
+  /** Bytes of text in the tenant's files. */
+  textBytesPerTenant: number;
   heldBytesPerTenant: number | null;
-  /** Redis keys or Postgres rows per tenant. */
   heldItemsPerTenant: number | null;
   held: string;
-  lostUpdates: number | null;
+  /** Parts of the held bytes per tenant (Postgres: heap, indexes, TOAST), when split. */
+  parts?: Record<string, number>;
 }
 
 interface Context {
   tenants: number;
   seconds: number;
+  /** Share of the sessions on the hot tenant. */
+  hot: number;
   cores: number;
   loadAtStart: string;
   loadAtEnd: string;
@@ -154,32 +164,55 @@ const targets = (rows: readonly LoadRow[]): string[] => {
   return lines;
 };
 
-export const renderLoad = (rows: readonly LoadRow[], context: Context): { markdown: string; svg: string } => {
-  const subjects = [...new Set(rows.map((row) => row.subject))];
+export const renderLoad = (
+  rows: readonly LoadRow[],
+  seeded: readonly SeededRow[],
+  context: Context,
+): { markdown: string; svg: string } => {
   const markdown = [
     `# Load: ${context.tenants.toLocaleString("en-US")} tenants${context.quick ? " (quick run)" : ""}`,
     "",
     `${context.cores} cores shared with other work; load average (1/5/15 min, \`uptime\`) ${context.loadAtStart} at the start, ${context.loadAtEnd} at the end.`,
     `Each level runs ${context.seconds} s. Agents repeat sessions (view \`/memories\`, view 2–3 files, insert a unique line into`,
     "the tenant's shared log, half the time mark it done with `str_replace`, sometimes create, rename or delete a",
-    "scratch file); a quarter of the sessions go to one hot tenant. Stores run through `executeCommand` on",
+    `scratch file); ${context.hot > 0 ? `${(context.hot * 100).toFixed(0)}% of the sessions go to one hot tenant (\`--hot=${context.hot}\`), the rest to any tenant` : "every session goes to a tenant drawn uniformly (`--hot=0`)"}. Stores run through \`executeCommand\` on`,
     "`store.scope(tenant)`; `raw-*` run the same sessions on the bare driver (no version checks, so they lose",
     "updates under contention). Latency is per command. Servers are started by @mem/testkit on loopback.",
     "",
     "Server CPU: redis-server's INFO cpu, the Postgres backends' /proc/<pid>/stat; SQLite and fs run in the",
     "benchmark's process (—). Wire bytes: Redis INFO stats (both directions), the pg sockets' byte counters.",
-    "Held per tenant: growth of what the server holds, divided by tenants (see the last column's note).",
+    "Every subject is seeded first; then each level runs on every subject in turn. Lost updates are counted once,",
+    "after the last level, over every line added at any level.",
     "",
-    "| store | agents | ops/s | p50 ms | p99 ms | p999 ms | errors | lost updates | server CPU s / 1,000 cmds | bytes on wire / cmd | held / tenant | keys or rows / tenant |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| store | agents | ops/s | p50 ms | p99 ms | p999 ms | errors | lost updates | server CPU s / 1,000 cmds | bytes on wire / cmd |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(
       (row) =>
-        `| ${row.subject} | ${row.agents} | ${whole(row.opsPerSec)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ${fixed(row.p999Ms, 2)} | ${row.errors} | ${row.lostUpdates ?? "—"} | ${fixed(row.cpuSecondsPer1000, 3)} | ${whole(row.wireBytesPerCommand)} | ${row.heldBytesPerTenant === null ? "—" : `${whole(row.heldBytesPerTenant)} B`} | ${fixed(row.heldItemsPerTenant)} |`,
+        `| ${row.subject} | ${row.agents} | ${whole(row.opsPerSec)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ${fixed(row.p999Ms, 2)} | ${row.errors} | ${row.lostUpdates ?? "—"} | ${fixed(row.cpuSecondsPer1000, 3)} | ${whole(row.wireBytesPerCommand)} |`,
     ),
     "",
-    "Held per tenant measures:",
+    "## Per tenant after seeding",
     "",
-    ...subjects.map((subject) => `- ${subject}: ${rows.find((row) => row.subject === subject)?.held}`),
+    "Each tenant starts with 7 files (six notes in two directories and the log). Held: growth of what the",
+    "server holds over the seeding, divided by tenants; keys (Redis, every node) or rows (Postgres). The basis",
+    "of `docs/capacity.md`.",
+    "",
+    "| store | text / tenant | held / tenant | held ÷ text | keys or rows / tenant |",
+    "|---|---:|---:|---:|---:|",
+    ...seeded.map(
+      (row) =>
+        `| ${row.subject} | ${whole(row.textBytesPerTenant)} B | ${row.heldBytesPerTenant === null ? "—" : `${whole(row.heldBytesPerTenant)} B`} | ${row.heldBytesPerTenant === null ? "—" : fixed(row.heldBytesPerTenant / row.textBytesPerTenant, 2)} | ${fixed(row.heldItemsPerTenant)} |`,
+    ),
+    "",
+    ...seeded.map((row) => `- ${row.subject}: ${row.held}`),
+    ...seeded
+      .filter((row) => row.parts)
+      .map(
+        (row) =>
+          `- ${row.subject} held per tenant in parts: ${Object.entries(row.parts ?? {})
+            .map(([name, bytes]) => `${name} ${whole(bytes)} B`)
+            .join(", ")}.`,
+      ),
     "",
     ...(rows.some((row) => row.firstError)
       ? [

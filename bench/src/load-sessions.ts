@@ -21,14 +21,20 @@ const READABLE = [
 const noteText = (t: number, i: number): string =>
   `${Array.from({ length: 20 }, (_, line) => `fact ${line} about tenant ${t}, topic ${i}: ${"lorem ipsum ".repeat(3)}`).join("\n")}\n`;
 
-/** Creates a tenant's files: six notes in two directories and the shared log agents append to. */
-export const seedTenant = async (tool: Tool, t: number, expected: Expected): Promise<void> => {
+/**
+ * Creates a tenant's files: six notes in two directories and the shared log agents append to. Returns
+ * the bytes of text written.
+ */
+export const seedTenant = async (tool: Tool, t: number, expected: Expected): Promise<number> => {
   const files = [...READABLE.map((path, i) => [path, noteText(t, i)] as const), [LOG, "# log\n"] as const];
+  let bytes = 0;
   for (const [path, text] of files) {
     const result = await tool.exec({ command: "create", path, file_text: text });
     if (result.isError) throw new Error(`seeding ${path}: ${result.content}`);
+    bytes += Buffer.byteLength(text);
   }
   expected.set(`${t}:${LOG}`, new Set());
+  return bytes;
 };
 
 export interface LevelResult {
@@ -45,14 +51,15 @@ export interface LevelResult {
 let runs = 0;
 
 /**
- * `agents` agents repeat sessions for `durationMs`, each on a tenant chosen per session: a quarter of
- * the sessions go to tenant 0 (a hot tenant, so agents meet on one file), the rest anywhere.
+ * `agents` agents repeat sessions for `durationMs`, each on a tenant chosen per session: the share `hot`
+ * of the sessions go to tenant 0 (a hot tenant, so agents meet on one file), the rest anywhere.
  */
 export const runLevel = async (
   tools: readonly Tool[],
   agents: number,
   durationMs: number,
   expected: Expected,
+  hot: number,
 ): Promise<LevelResult> => {
   const run = ++runs;
   const latencies: number[] = [];
@@ -82,7 +89,7 @@ export const runLevel = async (
     /** This agent's scratch files, by tenant: only it renames or deletes them. */
     const scratch = new Map<number, string>();
     for (let seq = 0; performance.now() < deadline; seq++) {
-      const t = random() < 0.25 ? 0 : pick(tools.length);
+      const t = random() < hot ? 0 : pick(tools.length);
       const tool = tools[t]!;
       await timed(tool, { command: "view", path: "/memories" });
       const views = 2 + pick(2);

@@ -5,7 +5,7 @@
  * fs, and the same sessions through the raw drivers. Servers are started by @mem/testkit on loopback.
  *
  * Usage: `npx -y pnpm@10 --filter @mem/bench bench:load [--tenants=1000] [--agents=64] [--seconds=20]
- * [--levels=1,4,16,64] [--only=postgres,raw-postgres,...] [--quick] [--out=load.md]`. Results go to
+ * [--levels=1,4,16,64] [--hot=0.25] [--only=postgres,raw-postgres,...] [--quick] [--out=load.md]`. Results go to
  * `bench/results/load.md` (`load-quick.md` with `--quick`) with an SVG chart of p99 latency against load.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -19,7 +19,7 @@ import { SqliteStore } from "@mem/sqlite";
 import { startPostgres, startRedis, startRedisCluster } from "@mem/testkit";
 import { Cluster, Redis } from "ioredis";
 import pg from "pg";
-import { type LoadRow, renderLoad } from "./load-report.js";
+import { type LoadRow, renderLoad, type SeededRow } from "./load-report.js";
 import { cpuOfRedis, diskBytes, postgresCpu, trackPgSockets, wireOfRedis } from "./load-server.js";
 import { type Expected, runLevel, seedTenant } from "./load-sessions.js";
 import { toolOver } from "./ours.js";
@@ -36,6 +36,8 @@ const AGENTS = Number(flag("agents") ?? (quick ? 4 : 64));
 const SECONDS = Number(flag("seconds") ?? (quick ? 1 : 20));
 const LEVELS = (flag("levels")?.split(",").map(Number) ?? levelsUpTo(AGENTS)).filter((n) => n > 0);
 const ONLY = flag("only")?.split(",");
+/** Share of the sessions that go to one hot tenant, whose agents meet on one file. */
+const HOT = Number(flag("hot") ?? 0.25);
 
 function levelsUpTo(max: number): number[] {
   const levels: number[] = [];
@@ -56,6 +58,8 @@ interface ServerProbe {
   held: string;
   /** Keys (Redis, every node) or rows (Postgres) held for all tenants; `null` when not counted. */
   heldItems(): Promise<number | null>;
+  /** Parts of `heldBytes` (Postgres: heap, indexes, TOAST), in bytes; `undefined` when not split. */
+  heldParts?(): Promise<Record<string, number>>;
 }
 
 interface Subject {
@@ -84,6 +88,7 @@ const main = async () => {
       : undefined;
   const loadAtStart = uptimeText();
   const rows: LoadRow[] = [];
+  const seeded: SeededRow[] = [];
   const closers: (() => Promise<void>)[] = [];
   try {
     const wires = new WeakMap<pg.Pool, () => number>();
@@ -105,6 +110,15 @@ const main = async () => {
         held: "table, indexes and TOAST (pg_total_relation_size)",
         heldItems: async () =>
           Number((await pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n ?? 0),
+        heldParts: async () => {
+          const { rows } = await pool.query(
+            `SELECT pg_relation_size($1) AS heap, pg_indexes_size($1) AS indexes,
+               pg_total_relation_size($1) - pg_relation_size($1) - pg_indexes_size($1) AS toast`,
+            [table],
+          );
+          const row = rows[0] as Record<string, string>;
+          return { heap: Number(row["heap"]), indexes: Number(row["indexes"]), toast: Number(row["toast"]) };
+        },
       };
     };
     const redisProbe = (nodes: () => Redis[]): ServerProbe => ({
@@ -116,7 +130,7 @@ const main = async () => {
           total += Number(/used_memory:(\d+)/.exec(await node.info("memory"))?.[1] ?? 0);
         return total;
       },
-      held: "used_memory of every node (after the run, less before seeding)",
+      held: "used_memory of every node",
       heldItems: async () => {
         let total = 0;
         for (const node of nodes()) total += await node.dbsize();
@@ -249,22 +263,48 @@ const main = async () => {
         };
       },
     };
-    for (const [name, factory] of Object.entries(factories)) {
-      if (!wanted(name)) continue;
-      console.log(`${name}: ${TENANTS} tenants, levels ${LEVELS.join(", ")} agents, ${SECONDS} s each`);
-      const subject = await factory();
-      try {
+    // Every subject is seeded first, then each load level runs on every subject in turn: a store and its
+    // raw driver run seconds apart, not minutes, so other work on the machine skews their ratio less.
+    const prepared: { subject: Subject; tools: Tool[]; expected: Expected }[] = [];
+    try {
+      for (const [name, factory] of Object.entries(factories)) {
+        if (!wanted(name)) continue;
+        const subject = await factory();
+        prepared.push({ subject, tools: [], expected: new Map() });
         const heldBefore = (await subject.probe.heldBytes()) ?? 0;
         const itemsBefore = (await subject.probe.heldItems()) ?? 0;
         const tools = Array.from({ length: TENANTS }, (_, t) => subject.tool(tenantId(t)));
-        const expected: Expected = new Map();
+        prepared.at(-1)!.tools = tools;
+        const { expected } = prepared.at(-1)!;
         const seedStart = performance.now();
-        await forEachLimited(tools, 16, (tool, t) => seedTenant(tool, t, expected));
-        console.log(`  seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-        for (const agents of LEVELS) {
+        let seededText = 0;
+        await forEachLimited(tools, 16, async (tool, t) => {
+          const written = await seedTenant(tool, t, expected);
+          seededText += written;
+        });
+        const heldSeeded = await subject.probe.heldBytes();
+        const itemsSeeded = await subject.probe.heldItems();
+        const parts = await subject.probe.heldParts?.();
+        const row: SeededRow = {
+          subject: subject.name,
+          textBytesPerTenant: seededText / TENANTS,
+          heldBytesPerTenant: heldSeeded === null ? null : (heldSeeded - heldBefore) / TENANTS,
+          heldItemsPerTenant: itemsSeeded === null ? null : (itemsSeeded - itemsBefore) / TENANTS,
+          held: subject.probe.held,
+          ...(parts && {
+            parts: Object.fromEntries(Object.entries(parts).map(([part, bytes]) => [part, bytes / TENANTS])),
+          }),
+        };
+        seeded.push(row);
+        console.log(
+          `${name}: ${TENANTS} tenants seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s, ${whole(row.heldBytesPerTenant)} B held per tenant`,
+        );
+      }
+      for (const agents of LEVELS) {
+        for (const { subject, tools, expected } of prepared) {
           const cpu0 = await subject.probe.cpuSeconds();
           const wire0 = await subject.probe.wireBytes();
-          const result = await runLevel(tools, agents, SECONDS * 1000, expected);
+          const result = await runLevel(tools, agents, SECONDS * 1000, expected, HOT);
           const cpu1 = await subject.probe.cpuSeconds();
           const wire1 = await subject.probe.wireBytes();
           const row: LoadRow = {
@@ -277,40 +317,31 @@ const main = async () => {
               cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / Math.max(1, result.commands),
             wireBytesPerCommand:
               wire0 === null || wire1 === null ? null : (wire1 - wire0) / Math.max(1, result.commands),
-            heldBytesPerTenant: null,
-            heldItemsPerTenant: null,
-            held: subject.probe.held,
             lostUpdates: null,
           };
           rows.push(row);
           console.log(
-            `  ${agents} agents: ${Math.round(row.opsPerSec)} ops/s, p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, p999 ${row.p999Ms.toFixed(1)} ms, ${row.errors} errors`,
+            `${subject.name} at ${agents} agents: ${Math.round(row.opsPerSec)} ops/s, p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, p999 ${row.p999Ms.toFixed(1)} ms, ${row.errors} errors`,
           );
         }
-        const lost = await countLost(tools, expected);
-        const heldAfter = await subject.probe.heldBytes();
-        const perTenant = heldAfter === null ? null : (heldAfter - heldBefore) / TENANTS;
-        const itemsAfter = await subject.probe.heldItems();
-        const itemsPerTenant = itemsAfter === null ? null : (itemsAfter - itemsBefore) / TENANTS;
-        for (const row of rows) {
-          if (row.subject !== subject.name) continue;
-          row.lostUpdates = lost.lost;
-          row.heldBytesPerTenant = perTenant;
-          row.heldItemsPerTenant = itemsPerTenant;
-        }
-        console.log(
-          `  lost updates: ${lost.lost} of ${lost.checked}; held per tenant: ${perTenant?.toFixed(0)} B`,
-        );
-      } finally {
-        await subject.close();
       }
+      for (const { subject, tools, expected } of prepared) {
+        const lost = await countLost(tools, expected);
+        for (const row of rows) if (row.subject === subject.name) row.lostUpdates = lost.lost;
+        console.log(`${subject.name}: lost updates: ${lost.lost} of ${lost.checked}`);
+      }
+    } finally {
+      for (const { subject } of prepared) await subject.close();
     }
+    const order = prepared.map(({ subject }) => subject.name);
+    rows.sort((a, b) => order.indexOf(a.subject) - order.indexOf(b.subject) || a.agents - b.agents);
     const out = join(here, "..", "results", flag("out") ?? (quick ? "load-quick.md" : "load.md"));
     mkdirSync(dirname(out), { recursive: true });
     const svgName = out.replace(/\.md$/, ".svg");
-    const { markdown, svg } = renderLoad(rows, {
+    const { markdown, svg } = renderLoad(rows, seeded, {
       tenants: TENANTS,
       seconds: SECONDS,
+      hot: HOT,
       cores: cpus().length,
       loadAtStart,
       loadAtEnd: uptimeText(),
@@ -330,6 +361,9 @@ const main = async () => {
 };
 
 const tenantId = (t: number): string => `t${String(t).padStart(5, "0")}`;
+
+const whole = (value: number | null): string =>
+  value === null ? "—" : Math.round(value).toLocaleString("en-US");
 
 const uptimeText = (): string => {
   try {
