@@ -215,3 +215,30 @@ describe("edits of a busy file", () => {
     for (let i = 0; i < 24; i++) expect(lines).toContain(`line ${i}`);
   });
 });
+
+describe("prepared statements", () => {
+  it("prepares each statement once per connection and runs it again by name", async () => {
+    const pool = db.pool({ max: 1 });
+    const store = new PostgresStore({ pool, table: db.freshTable(), tenant: "t" });
+    await store.check();
+    for (let i = 0; i < 3; i++) {
+      await run(store, { command: "create", path: `/memories/f${i}.md`, file_text: "x\n" });
+      await run(store, { command: "view", path: `/memories/f${i}.md` });
+      await run(store, { command: "str_replace", path: `/memories/f${i}.md`, old_str: "x", new_str: "y" });
+    }
+    await run(store, { command: "view", path: "/memories" });
+    // The one connection's own prepared statements: what the store ran went by name, not by text.
+    const { rows } = await pool.query<{ name: string; runs: string }>(
+      "SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE name LIKE 'mem:%'",
+    );
+    const runs = new Map(
+      rows.map((row) => [row.name.slice(row.name.lastIndexOf(":") + 1), Number(row.runs)]),
+    );
+    // Three creates and three edits write, the edits read first, three file views, one listing: each
+    // prepared once on this connection and run as often as the store used it.
+    expect(runs.get("write")).toBe(6);
+    expect(runs.get("read")).toBe(3);
+    expect(runs.get("view")).toBe(3);
+    expect(runs.get("list")).toBe(1);
+  });
+});
