@@ -2,7 +2,8 @@
  * The cost of SPEC §7's policies, in one process: `scope()` over 10,000 tenants (time, memory and
  * connections or descriptors per tenant) and quota checks on the agent mix, as the ratio of ops/s with
  * quotas to ops/s without, run alternately in the same process. Usage:
- * `npx -y pnpm@10 --filter @mem/bench bench:policies [--quick]`.
+ * `npx -y pnpm@10 --filter @mem/bench bench:policies [--quick] [--only=FsStore,RedisStore]`. With
+ * `--only`, just those stores are measured and the table goes to `policies-only.md`.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +23,10 @@ import type { Backend } from "./subject.js";
 import { agentMix } from "./workloads.js";
 
 const quick = process.argv.includes("--quick");
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
 const config = quick ? quickConfig : defaultConfig;
 const TENANTS = 10_000;
 const ROUNDS = quick ? 1 : 3;
@@ -193,6 +198,7 @@ const main = async () => {
     ];
     const scopeRows: ScopeRow[] = [];
     const quotaRows: QuotaRow[] = [];
+    if (only) subjects.splice(0, subjects.length, ...subjects.filter((s) => only.includes(s.name)));
     for (const subject of subjects) {
       console.log(`scope(): ${subject.name}`);
       const row = await scopeCost(subject);
@@ -241,7 +247,7 @@ const main = async () => {
       dirname(fileURLToPath(import.meta.url)),
       "..",
       "results",
-      quick ? "policies-quick.md" : "policies.md",
+      only ? "policies-only.md" : quick ? "policies-quick.md" : "policies.md",
     );
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, lines.join("\n"));

@@ -10,7 +10,7 @@ import { type Backend, relativeOf, type Tool, type ToolInput, type ToolOutcome }
 
 const TABLE = "raw_files";
 
-const rawPgTool = (pool: pg.Pool, ns: string): Tool => {
+export const rawPgTool = (pool: pg.Pool, ns: string): Tool => {
   const q = (name: string, text: string, values: unknown[]) => pool.query({ name, text, values });
   const read = async (path: string): Promise<string | null> =>
     ((await q("raw-read", `SELECT content FROM ${TABLE} WHERE ns = $1 AND path = $2`, [ns, path])).rows[0]
@@ -95,12 +95,15 @@ const rawPgTool = (pool: pg.Pool, ns: string): Tool => {
   return { exec: guarded(run), readText: read };
 };
 
+/** The raw baseline's table (one row per file, keyed by namespace and path). */
+export const rawPgTableSql = `CREATE TABLE IF NOT EXISTS ${TABLE} (ns text NOT NULL, path text COLLATE "C" NOT NULL,
+  content text NOT NULL, PRIMARY KEY (ns, path))`;
+
+export const RAW_PG_TABLE = TABLE;
+
 export const rawPostgresBackend = async (counters: PgCounters): Promise<Backend> => {
   const setup = counters.pool();
-  await setup.query(
-    `CREATE TABLE IF NOT EXISTS ${TABLE} (ns text NOT NULL, path text COLLATE "C" NOT NULL, content text NOT NULL,
-       PRIMARY KEY (ns, path))`,
-  );
+  await setup.query(rawPgTableSql);
   return {
     // One pool (one connection) per tool instance, as separate processes would have.
     async open(ns) {

@@ -1,23 +1,42 @@
 /**
  * The raw ioredis baseline: one key per file, GET for views, GET + SET for edits (no WATCH, no
- * script), SET NX for creates, RENAME / DEL, and SCAN + STRLEN for directory views.
+ * script), SET NX for creates, RENAME / DEL, and SCAN + STRLEN for directory views. Indexed (the load
+ * benchmark, many tenants on one server or a cluster): a set per namespace lists its keys instead of a
+ * SCAN of the whole keyspace, updated by a second command after each create, delete and rename.
  */
-import type { Redis } from "ioredis";
+import type { Cluster, Redis } from "ioredis";
 import { fail, guarded, listingText, ok, sliceLines } from "./raw-text.js";
 import type { RedisCounters } from "./redis-counters.js";
 import { type Backend, relativeOf, type Tool, type ToolInput, type ToolOutcome } from "./subject.js";
 
 const globEscape = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&");
 
-const list = async (client: Redis, base: string, path: string): Promise<string> => {
+const INDEX = "~index";
+
+const list = async (
+  client: Redis | Cluster,
+  base: string,
+  path: string,
+  indexed: boolean,
+): Promise<string> => {
   const prefix = relativeOf(path) === "" ? base : `${base}${relativeOf(path)}/`;
   const keys: string[] = [];
-  let cursor = "0";
-  do {
-    const [next, batch] = await client.scan(cursor, "MATCH", `${globEscape(prefix)}*`, "COUNT", 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== "0");
+  if (indexed) {
+    for (const key of await client.smembers(base + INDEX)) if (key.startsWith(prefix)) keys.push(key);
+  } else {
+    let cursor = "0";
+    do {
+      const [next, batch] = await (client as Redis).scan(
+        cursor,
+        "MATCH",
+        `${globEscape(prefix)}*`,
+        "COUNT",
+        1000,
+      );
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== "0");
+  }
   const entries = new Map<string, number>();
   const files: string[] = [];
   for (const key of keys) {
@@ -40,20 +59,22 @@ const list = async (client: Redis, base: string, path: string): Promise<string> 
   return listingText(path, sorted);
 };
 
-const rawRedisTool = (client: Redis, base: string): Tool => {
+export const rawRedisTool = (client: Redis | Cluster, base: string, indexed = false): Tool => {
   const key = (path: string) => base + relativeOf(path);
+  const index = base + INDEX;
   const run = async (input: ToolInput): Promise<ToolOutcome> => {
     const path = String(input["path"] ?? input["old_path"]);
     switch (input["command"]) {
       case "view": {
         const text = relativeOf(path) === "" ? null : await client.get(key(path));
         if (text !== null) return ok(sliceLines(text, input["view_range"]));
-        return ok(await list(client, base, path));
+        return ok(await list(client, base, path, indexed));
       }
-      case "create":
-        return (await client.set(key(path), String(input["file_text"]), "NX"))
-          ? ok("created")
-          : fail("exists");
+      case "create": {
+        if (!(await client.set(key(path), String(input["file_text"]), "NX"))) return fail("exists");
+        if (indexed) await client.sadd(index, key(path));
+        return ok("created");
+      }
       case "str_replace": {
         const text = await client.get(key(path));
         const oldStr = String(input["old_str"]);
@@ -72,12 +93,17 @@ const rawRedisTool = (client: Redis, base: string): Tool => {
         await client.set(key(path), lines.join("\n"));
         return ok("edited");
       }
-      case "delete":
-        return (await client.del(key(path))) ? ok("deleted") : fail("missing");
-      case "rename":
-        return (await client.renamenx(key(path), key(String(input["new_path"]))))
-          ? ok("renamed")
-          : fail("exists");
+      case "delete": {
+        if (!(await client.del(key(path)))) return fail("missing");
+        if (indexed) await client.srem(index, key(path));
+        return ok("deleted");
+      }
+      case "rename": {
+        const to = key(String(input["new_path"]));
+        if (!(await client.renamenx(key(path), to))) return fail("exists");
+        if (indexed) await client.multi().srem(index, key(path)).sadd(index, to).exec();
+        return ok("renamed");
+      }
       default:
         return fail("unknown command");
     }

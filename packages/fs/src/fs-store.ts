@@ -60,6 +60,15 @@ import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release } from "./lock.js";
 import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
+import {
+  countFiles,
+  HeldTotals,
+  holdingTotals,
+  readTotals,
+  totalsOf,
+  totalsWanted,
+  wantTotals,
+} from "./totals.js";
 import { collectAllFiles, collectFiles, type Live, Pace, withChild } from "./walk.js";
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
@@ -140,6 +149,14 @@ const descriptorPathsWork = (root: string): boolean => {
     if (fd !== undefined) closeSync(fd);
   }
 };
+
+/** The errors a change throws before it changes anything. */
+const isRefusal = (error: unknown): boolean =>
+  error instanceof AlreadyExistsError ||
+  error instanceof ConflictError ||
+  error instanceof NotADirectoryError ||
+  error instanceof NotFoundError ||
+  error instanceof QuotaExceededError;
 
 /** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
 interface Descent {
@@ -231,9 +248,20 @@ export class FsStore implements MemoryStore {
     return new FsStore(options);
   }
 
-  /** Files and bytes beneath the root (hidden files included, tenants and bookkeeping not), from metadata. */
+  /**
+   * Files and bytes beneath the root (hidden files included, tenants and bookkeeping not): the totals
+   * every change keeps under the lock (one small file read), or, when they cannot be trusted (see
+   * totals.ts) or files expire, a walk over the files' metadata.
+   */
   async usage(): Promise<Usage> {
-    return this.withRoot((root) => this.usageIn(root));
+    return this.withRoot(async (root) => {
+      if (this.expiry) return this.usageIn(root);
+      const kept = readTotals(root);
+      if (kept) return { files: kept.files, bytes: kept.bytes };
+      // Counted this once; the next change of the root counts under the lock and keeps the totals.
+      wantTotals(this.root);
+      return this.usageIn(root);
+    });
   }
 
   private async usageIn(root: Dir): Promise<Usage> {
@@ -413,8 +441,9 @@ export class FsStore implements MemoryStore {
     return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
+  /** Every live file: expired ones (see `expireAfterSeconds`) are left out, as they are from views. */
   async files(): Promise<StoredFile[]> {
-    return this.withRoot((root) => collectAllFiles(root, ROOT));
+    return this.withRoot((root) => collectAllFiles(root, ROOT, this.live()));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
@@ -433,6 +462,7 @@ export class FsStore implements MemoryStore {
     condition: WriteCondition,
     quota: WriteQuota,
   ): Promise<{ version: Version }> {
+    wantTotals(this.root);
     return this.writeWith(path, data, condition, quota);
   }
 
@@ -465,12 +495,23 @@ export class FsStore implements MemoryStore {
             if (current?.version !== condition.ifVersion) throw new ConflictError(path);
             before = current.data.byteLength;
           }
+          const totals = totalsOf(root);
+          const files = before === null ? 1 : 0;
+          const bytes = data.byteLength - (before ?? 0);
           if (quota) {
-            const usage = await this.usageIn(root);
+            // The check and the reservation are one synchronous step: edits running beside this one in
+            // the batch adjust the same totals.
+            const usage = totals ? { files: totals.files, bytes: totals.bytes } : await this.usageIn(root);
             if (exceedsQuota(quota, usage, data.byteLength, before))
               throw new QuotaExceededError(path, usage);
           }
-          await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
+          totals?.add(files, bytes);
+          try {
+            await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
+          } catch (error) {
+            totals?.add(-files, -bytes);
+            throw error;
+          }
           done = true;
           return { version: versionOf(data) };
         } finally {
@@ -478,8 +519,9 @@ export class FsStore implements MemoryStore {
           await releaseDescent(descent);
         }
       },
-      // Under a quota the write counts every file, so it runs alone: no edit of its batch changes sizes meanwhile.
-      "ifVersion" in condition && !quota ? { edit: path } : "exclusive",
+      // Quota checks read the kept totals in the same step as they reserve their change, so an edit under
+      // a quota runs beside the batch's other edits; with expiry, changes run alone anyway.
+      "ifVersion" in condition ? { edit: path } : "exclusive",
     );
   }
 
@@ -497,7 +539,10 @@ export class FsStore implements MemoryStore {
           const current = await readFileIn(parent, name, this.expiry);
           if (!current) return false;
           const next = change(current.data);
-          if (next) await writeAtomically(parent, name, next, [], this.expiry?.now());
+          if (next) {
+            await writeAtomically(parent, name, next, [], this.expiry?.now());
+            totalsOf(root)?.add(0, next.byteLength - current.data.byteLength);
+          }
           return true;
         } finally {
           await releaseDescent(descent);
@@ -520,6 +565,13 @@ export class FsStore implements MemoryStore {
         const parent = descent.dirs.at(-1)!;
         const stats = await parent.lstat(name);
         if (!stats) return false;
+        const totals = totalsOf(root);
+        const gone = { files: stats.isFile() ? 1 : 0, bytes: stats.isFile() ? stats.size : 0 };
+        if (stats.isDirectory() && totals) {
+          await withChild(parent, name, async (child) => {
+            Object.assign(gone, await countFiles(child));
+          });
+        }
         if (stats.isDirectory()) {
           // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
           // crash part-way leaves only a hidden remainder, which recovery removes.
@@ -539,6 +591,7 @@ export class FsStore implements MemoryStore {
           // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
           unlinkSync(parent.at(name));
         }
+        totals?.add(-gone.files, -gone.bytes);
         await parent.sync();
         await pruneEmpty(descent.dirs, parentSegments);
         return true;
@@ -628,7 +681,12 @@ export class FsStore implements MemoryStore {
         const held = await acquire(root, this.timing);
         try {
           if (held.recovered) await sweep(root, this.timing.staleMs);
-          await batch(root);
+          // Expired files leave without a change, so with expiry the totals could not be kept.
+          const totals = this.expiry
+            ? null
+            : await HeldTotals.open(root, held.recovered, totalsWanted(this.root));
+          if (totals) await holdingTotals(root, totals, () => batch(root));
+          else await batch(root);
         } finally {
           await release(root, held);
         }
@@ -637,6 +695,8 @@ export class FsStore implements MemoryStore {
       try {
         return await task(root);
       } catch (error) {
+        // Refusals come before any change; anything else may have come after one.
+        if (!isRefusal(error)) totalsOf(root)?.invalidate();
         throw failure(error);
       }
     });

@@ -14,6 +14,9 @@ export const RESERVED_PREFIX = ".~mem-";
  */
 export const TENANTS_DIR = `${RESERVED_PREFIX}tenants`;
 
+/** The root's kept totals of files and bytes (see totals.ts), in the root directory. */
+export const TOTALS_NAME = `${RESERVED_PREFIX}usage`;
+
 /** Temporary file of an atomic write, in the directory of the file being written. */
 export const TEMP_PREFIX = `${RESERVED_PREFIX}tmp-`;
 

@@ -93,11 +93,12 @@ export type Live = (stats: Stats) => boolean;
 /**
  * Every regular file beneath `dir`, hidden and `node_modules` ones included, the store's reserved names
  * (temporary and lock files) left out with everything beneath them. Links and special files are skipped,
- * never followed.
+ * never followed. With `live`, only the files it accepts (those not expired).
  */
 export const collectAllFiles = async (
   dir: Dir,
   dirPath: string,
+  live?: Live,
 ): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
   const budget = new Budget(OPEN_DIRS);
@@ -115,7 +116,8 @@ export const collectAllFiles = async (
       const stats = current.lstatNow(entry.name);
       await pace.step();
       const kind = stats ? kindOfStats(stats) : "missing";
-      if (kind === "file") files.push({ path: `${currentPath}/${entry.name}`, size: stats?.size ?? 0 });
+      if (kind === "file" && (!live || (stats && live(stats))))
+        files.push({ path: `${currentPath}/${entry.name}`, size: stats?.size ?? 0 });
       else if (kind === "directory") subdirs.push(entry.name);
     }
     await forEachWithBudget(subdirs, budget, (name) =>

@@ -25,9 +25,10 @@ import {
 /**
  * Bumped by every release that changes what `migrationSql` creates. 2: the `tenant` column holds the
  * chain of scopes (`/`, `/a`, `/a/b`) instead of one flat id (`default` for the unscoped store), and
- * `write` takes the quotas.
+ * `write` takes the quotas. 3: `list` takes a limit, `view` answers a file or a listing in one statement,
+ * and `write` runs at most three statements.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** The DDL, for the README and for databases where the store may not create tables itself. */
 export const tableSql = (n: SqlNames): string => `CREATE TABLE IF NOT EXISTS ${n.table} (
@@ -55,8 +56,10 @@ export const migrationSql = (n: SqlNames): string => {
   // are r_*, so no column can be mistaken for a variable.
   return `${tableSql(n)}
 
+-- Not STRICT, so that the planner inlines it into the statements that call it instead of running it
+-- as a statement of its own for every row.
 CREATE OR REPLACE FUNCTION ${f("hidden")}(name text) RETURNS boolean
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+LANGUAGE sql IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE AS $fn$
   SELECT left(name, 1) = '.' OR name = 'node_modules'
 $fn$;
 
@@ -155,65 +158,104 @@ DROP FUNCTION IF EXISTS ${f("write")}(text, text, text[], bytea, bigint, bigint,
 -- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
 -- p_max_files, p_max_bytes: the quotas (NULL: none), checked under the tenant's lock after the write's
 -- own errors, so concurrent writers never overshoot them; 'quota' answers with the files and bytes held.
+-- Without expiry a write runs at most three statements: the tenant's lock (which reads its totals), one
+-- probe of the path and its ancestors (creates only), and one statement that writes the file and adds it
+-- to every ancestor's totals. Answers are assigned, not queried, so they cost no statement.
 CREATE OR REPLACE FUNCTION ${f("write")}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
                                          p_if_version bigint, p_now bigint, p_cutoff bigint,
                                          p_max_files bigint, p_max_bytes bigint)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
-  cur record;
   tot record;
-  anc text;
+  hit record;
   v bigint;
   n bigint := octet_length(p_data);
 BEGIN
-  PERFORM ${f("lock")}(p_tenant);
-  IF p_cutoff IS NOT NULL THEN PERFORM ${f("reclaim")}(p_tenant, p_cutoff); END IF;
-  -- An edit needs no look at the ancestors: a file with that version has none that is a file.
-  IF p_if_version IS NULL THEN
-    SELECT x.path INTO anc FROM ${t} x
-      WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
-    IF FOUND THEN
-      RETURN QUERY SELECT 'notdir'::text, anc;
+  SELECT x.files, x.bytes INTO tot FROM ${t} x
+    WHERE x.tenant = p_tenant AND x.path = '/memories' FOR UPDATE;
+  IF NOT FOUND THEN
+    IF p_if_version IS NOT NULL THEN
+      -- No /memories row: the tenant holds no file, so none has that version.
+      r_status := 'conflict';
+      RETURN NEXT;
       RETURN;
+    END IF;
+    PERFORM ${f("lock")}(p_tenant);
+    SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
+  END IF;
+  IF p_cutoff IS NOT NULL THEN
+    PERFORM ${f("reclaim")}(p_tenant, p_cutoff);
+    IF FOUND THEN
+      SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
     END IF;
   END IF;
-  SELECT x.kind, x.version, x.size INTO cur FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_path;
   IF p_if_version IS NULL THEN
+    -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
+    SELECT x.path INTO hit FROM ${t} x
+      WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
+      ORDER BY x.path = p_path LIMIT 1;
     IF FOUND THEN
-      RETURN QUERY SELECT 'exists'::text, NULL::text;
+      r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
+      r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
+      RETURN NEXT;
       RETURN;
     END IF;
-    IF p_max_files IS NOT NULL OR p_max_bytes IS NOT NULL THEN
-      SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
-      IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
-        RETURN QUERY SELECT 'quota'::text, tot.files || ' ' || tot.bytes;
-        RETURN;
-      END IF;
+    IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
+      r_status := 'quota';
+      r_detail := tot.files || ' ' || tot.bytes;
+      RETURN NEXT;
+      RETURN;
     END IF;
-    v := nextval('${f("versions")}');
-    INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-      VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, v, n, 1, n, p_now);
-    PERFORM ${f("adjust")}(p_tenant, p_path, 1, n, n);
+    -- Directory rows appear with their first file; size counts only for ancestors from which no name on
+    -- the way down is hidden.
+    WITH file AS (
+      INSERT INTO ${t} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
+        VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('${f("versions")}'), n, 1, n, p_now)
+        RETURNING version
+    ), dirs AS (
+      INSERT INTO ${t} AS x (tenant, path, kind, parent, size, files, bytes)
+        SELECT p_tenant, a.path, 'd', left(a.path, length(a.path) - strpos(reverse(a.path), '/')),
+               CASE WHEN EXISTS (SELECT 1 FROM unnest(string_to_array(substr(p_path, length(a.path) + 2), '/')) c
+                                 WHERE ${f("hidden")}(c)) THEN 0 ELSE n END, 1, n
+          FROM unnest(p_ancestors) a(path)
+        ON CONFLICT (tenant, path) DO UPDATE
+          SET size = x.size + EXCLUDED.size, files = x.files + 1, bytes = x.bytes + EXCLUDED.bytes
+    )
+    SELECT file.version INTO v FROM file;
   ELSE
-    IF NOT FOUND OR cur.kind <> 'f' OR cur.version <> p_if_version THEN
-      RETURN QUERY SELECT 'conflict'::text, NULL::text;
+    -- An edit needs no look at the ancestors: a file with that version has none that is a file. The
+    -- replacement happens only when the version matches and the quota allows any growth.
+    WITH old AS (
+      SELECT x.size FROM ${t} x
+        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.version = p_if_version
+          AND (p_max_bytes IS NULL OR n <= x.size OR tot.bytes - x.size + n <= p_max_bytes)
+    ), file AS (
+      UPDATE ${t} x SET content = p_data, version = nextval('${f("versions")}'), size = n, bytes = n,
+                        accessed_at = p_now
+        FROM old WHERE x.tenant = p_tenant AND x.path = p_path
+        RETURNING x.version
+    ), dirs AS (
+      UPDATE ${t} x
+        SET size = x.size + CASE WHEN EXISTS (
+                     SELECT 1 FROM unnest(string_to_array(substr(p_path, length(x.path) + 2), '/')) c
+                     WHERE ${f("hidden")}(c)) THEN 0 ELSE n - old.size END,
+            bytes = x.bytes + n - old.size
+        FROM old WHERE n <> old.size AND x.tenant = p_tenant AND x.path = ANY (p_ancestors)
+    )
+    SELECT file.version INTO v FROM file;
+    IF v IS NULL THEN
+      -- Refused: a quota when the version matches, otherwise a conflict.
+      PERFORM 1 FROM ${t} x
+        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.version = p_if_version;
+      r_status := CASE WHEN FOUND THEN 'quota' ELSE 'conflict' END;
+      r_detail := CASE WHEN FOUND THEN tot.files || ' ' || tot.bytes ELSE NULL END;
+      RETURN NEXT;
       RETURN;
     END IF;
-    IF p_max_bytes IS NOT NULL AND n > cur.size THEN
-      SELECT x.files, x.bytes INTO tot FROM ${t} x WHERE x.tenant = p_tenant AND x.path = '/memories';
-      IF tot.bytes - cur.size + n > p_max_bytes THEN
-        RETURN QUERY SELECT 'quota'::text, tot.files || ' ' || tot.bytes;
-        RETURN;
-      END IF;
-    END IF;
-    v := nextval('${f("versions")}');
-    UPDATE ${t} x SET content = p_data, version = v, size = n, bytes = n, accessed_at = p_now
-      WHERE x.tenant = p_tenant AND x.path = p_path;
-    IF n <> cur.size THEN
-      PERFORM ${f("adjust")}(p_tenant, p_path, 0, n - cur.size, n - cur.size);
-    END IF;
   END IF;
-  RETURN QUERY SELECT 'ok'::text, v::text;
+  r_status := 'ok';
+  r_detail := v::text;
+  RETURN NEXT;
 END $fn$;
 
 CREATE OR REPLACE FUNCTION ${f("delete")}(p_tenant text, p_path text, p_cutoff bigint) RETURNS boolean
@@ -290,44 +332,96 @@ BEGIN
   RETURN QUERY SELECT 'ok'::text, NULL::text;
 END $fn$;
 
--- The directory's own row first (r_depth 0), then its listed entries level by level, each level one
--- index scan over the children of the directories of the level before.
-CREATE OR REPLACE FUNCTION ${f("list")}(p_tenant text, p_dir text, p_depth int, p_cutoff bigint)
-RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int) LANGUAGE plpgsql AS $fn$
+-- Version 2's listing, without a limit.
+DROP FUNCTION IF EXISTS ${f("list")}(text, text, int, bigint);
+
+-- The directory's own row first (r_depth 0, r_omitted the entries left out), then its listed entries,
+-- found level by level, each level one index scan over the children of the directories of the level
+-- before. With p_limit, only the first p_limit entries in view's order (depth first, siblings by name)
+-- are sent. That order compares names by code points, which matches view's UTF-16 order unless a name
+-- holds a character from U+E000 up: then every entry is sent and the caller orders them.
+CREATE OR REPLACE FUNCTION ${f("list")}(p_tenant text, p_dir text, p_depth int, p_limit int, p_cutoff bigint)
+RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int, r_omitted bigint)
+LANGUAGE plpgsql AS $fn$
 DECLARE
   lvl text[] := ARRAY[p_dir];
   nxt text[];
   r record;
+  head bigint;
+  paths text[] := '{}';
+  kinds "char"[] := '{}';
+  sizes bigint[] := '{}';
+  depths int[] := '{}';
+  total int;
 BEGIN
-  PERFORM ${f("expire")}(p_tenant, p_cutoff);
-  SELECT x.size INTO r_size FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_dir AND x.kind IN ('d', 'r');
+  IF p_cutoff IS NOT NULL THEN
+    PERFORM ${f("expire")}(p_tenant, p_cutoff);
+  END IF;
+  SELECT x.size INTO head FROM ${t} x WHERE x.tenant = p_tenant AND x.path = p_dir AND x.kind IN ('d', 'r');
   IF NOT FOUND THEN
     IF p_dir <> '/memories' THEN
       RETURN;
     END IF;
-    r_size := 0;
+    head := 0;
   END IF;
-  r_path := p_dir;
-  r_kind := 'd';
-  r_depth := 0;
-  RETURN NEXT;
   FOR level IN 1 .. p_depth LOOP
     EXIT WHEN cardinality(lvl) = 0;
     nxt := '{}';
     FOR r IN SELECT x.path, x.kind, x.size FROM ${t} x
              WHERE x.tenant = p_tenant AND x.parent = ANY (lvl)
                AND NOT ${f("hidden")}(substr(x.path, length(x.parent) + 2)) LOOP
-      r_path := r.path;
-      r_kind := r.kind;
-      r_size := r.size;
-      r_depth := level;
-      RETURN NEXT;
+      paths := paths || r.path;
+      kinds := kinds || r.kind;
+      sizes := sizes || r.size;
+      depths := depths || level;
       IF r.kind = 'd' THEN
         nxt := nxt || r.path;
       END IF;
     END LOOP;
     lvl := nxt;
   END LOOP;
+  total := cardinality(paths);
+  r_path := p_dir;
+  r_kind := 'd';
+  r_size := head;
+  r_depth := 0;
+  r_omitted := 0;
+  IF p_limit IS NULL OR total <= p_limit
+     OR EXISTS (SELECT 1 FROM unnest(paths) p WHERE p ~ '[\\uE000-\\U0010FFFF]') THEN
+    RETURN NEXT;
+    RETURN QUERY SELECT u.p, u.k, u.s, u.d, 0::bigint FROM unnest(paths, kinds, sizes, depths) u(p, k, s, d);
+  ELSE
+    r_omitted := total - p_limit;
+    RETURN NEXT;
+    RETURN QUERY SELECT u.p, u.k, u.s, u.d, 0::bigint FROM unnest(paths, kinds, sizes, depths) u(p, k, s, d)
+      ORDER BY string_to_array(u.p, '/') COLLATE "C" LIMIT p_limit;
+  END IF;
+END $fn$;
+
+-- A view in one statement: the file's bytes and version (refreshing its access time under expiry), or
+-- else the listing of the directory (r_kind 'f' marks the file's row).
+CREATE OR REPLACE FUNCTION ${f("view")}(p_tenant text, p_path text, p_depth int, p_limit int, p_now bigint,
+                                        p_cutoff bigint)
+RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int, r_omitted bigint, r_content bytea,
+               r_version bigint)
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF p_cutoff IS NULL THEN
+    SELECT x.content, x.version INTO r_content, r_version FROM ${t} x
+      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f';
+  ELSE
+    UPDATE ${t} x SET accessed_at = p_now
+      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.accessed_at >= p_cutoff
+      RETURNING x.content, x.version INTO r_content, r_version;
+  END IF;
+  IF FOUND THEN
+    r_path := p_path;
+    r_kind := 'f';
+    RETURN NEXT;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT l.r_path, l.r_kind, l.r_size, l.r_depth, l.r_omitted, NULL::bytea, NULL::bigint
+    FROM ${f("list")}(p_tenant, p_path, p_depth, p_limit, p_cutoff) l;
 END $fn$;
 
 CREATE OR REPLACE FUNCTION ${f("stat")}(p_tenant text, p_path text, p_cutoff bigint)

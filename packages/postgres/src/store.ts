@@ -6,8 +6,10 @@ import {
   checkTenant,
   type ExpiryOptions,
   type FileData,
+  type FileOrListing,
   type ListEntry,
   type Listing,
+  type ListOptions,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -117,9 +119,18 @@ const statements = (n: SqlNames) => {
         WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
-    list: named("list", `SELECT r_path, r_kind, r_size, r_depth FROM ${f("list")}($1, $2, $3, $4)`),
+    list: named(
+      "list",
+      `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM ${f("list")}($1, $2, $3, $4, $5)`,
+    ),
+    view: named(
+      "view",
+      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
+         FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
+    ),
     write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
+    lock: named("lock", `SELECT ${f("lock")}($1)`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
     usage: named(
       "usage",
@@ -158,6 +169,30 @@ const checkOptions = (options: PostgresStoreOptions): void => {
   if (options.clock !== undefined && typeof options.clock !== "function") {
     throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");
   }
+};
+
+const listLimit = (options: ListOptions | undefined): number | null => {
+  const limit = options?.limit;
+  // The function takes an int; a larger limit shows everything anyway.
+  return limit !== undefined && Number.isSafeInteger(limit) && limit >= 0
+    ? Math.min(limit, 2 ** 31 - 1)
+    : null;
+};
+
+/** The rows of the `list` function: the directory's own row first, then its entries. */
+const listingOf = (rows: readonly Record<string, unknown>[]): Listing | null => {
+  const [head, ...rest] = rows;
+  if (!head) return null;
+  const entries: ListEntry[] = rest.map((row) => ({
+    path: row["r_path"] as string,
+    kind: row["r_kind"] === "f" ? "file" : "directory",
+    size: Number(row["r_size"]),
+    depth: row["r_depth"] as number,
+  }));
+  const omitted = Number(head["r_omitted"] ?? 0);
+  return omitted > 0
+    ? { size: Number(head["r_size"]), entries, omitted }
+    : { size: Number(head["r_size"]), entries };
 };
 
 const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -267,21 +302,28 @@ export class PostgresStore implements MemoryStore {
     return row["r_kind"] === "f" ? { kind: "file", size: Number(row["r_size"]) } : { kind: "directory" };
   }
 
-  async list(dir: string, depth: number): Promise<Listing | null> {
-    const result = await this.#run(
-      this.#shared.sql.list,
-      [this.tenantKey, dir, depth, this.#cutoff()],
-      false,
-    );
-    const [head, ...rows] = result.rows;
+  /**
+   * One statement: the directory's row and its entries to `depth`; with `limit`, only the first `limit`
+   * entries in view's order are sent and the rest counted in `omitted`.
+   */
+  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
+    const values = [this.tenantKey, dir, depth, listLimit(options), this.#cutoff()];
+    const result = await this.#run(this.#shared.sql.list, values, false);
+    return listingOf(result.rows);
+  }
+
+  /** A view in one statement: the file's bytes, or else the directory's listing (see `list`). */
+  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+    const values = [this.tenantKey, path, depth, listLimit(options), this.#now(), this.#cutoff()];
+    const result = await this.#run(this.#shared.sql.view, values, false);
+    const head = result.rows[0];
     if (!head) return null;
-    const entries: ListEntry[] = rows.map((row) => ({
-      path: row["r_path"] as string,
-      kind: row["r_kind"] === "f" ? "file" : "directory",
-      size: Number(row["r_size"]),
-      depth: row["r_depth"] as number,
-    }));
-    return { size: Number(head["r_size"]), entries };
+    if (head["r_kind"] === "f") {
+      const data = new Uint8Array(head["r_content"] as Buffer);
+      return { kind: "file", file: { data, version: String(head["r_version"]) } };
+    }
+    const listing = listingOf(result.rows);
+    return listing && { kind: "directory", listing };
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
@@ -341,6 +383,90 @@ export class PostgresStore implements MemoryStore {
         throw new ConflictError(path);
       default:
         throw new StoreFailureError("unexpected reply from the database");
+    }
+  }
+
+  /**
+   * An atomic edit. First optimistically: the read, then `write` conditional on the version read (two
+   * round trips, as core's own loop). When another writer came in between, it stops racing: in one
+   * transaction it takes the tenant's lock (the one every write takes), reads, and writes, so edits of a
+   * busy file queue up instead of retrying each other out.
+   */
+  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const file = await this.read(path);
+    if (!file) return false;
+    const next = change(file.data);
+    if (!next) return true;
+    try {
+      await this.#write(path, next, { ifVersion: file.version }, {});
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+    await this.#ready();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#lockedUpdate(path, change);
+      } catch (error) {
+        const state = sqlStateOf(error);
+        if (state && RETRYABLE.has(state) && attempt + 1 < MAX_ATTEMPTS) {
+          await sleep(backoffDelay(attempt));
+          continue;
+        }
+        throw toStoreFailure(error, true);
+      }
+    }
+  }
+
+  async #lockedUpdate(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const { sql } = this.#shared;
+    let client: pg.PoolClient;
+    try {
+      client = await this.#shared.pool.connect();
+    } catch (error) {
+      throw toStoreFailure(error, false);
+    }
+    client.on("error", ignore);
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      try {
+        await client.query({ name: sql.lock.name, text: sql.lock.text, values: [this.tenantKey] });
+        const cutoff = this.#cutoff();
+        const read =
+          cutoff === null
+            ? { ...sql.read, values: [this.tenantKey, path] }
+            : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff] };
+        const row = (await client.query(read)).rows[0];
+        const next = row ? change(new Uint8Array(row["content"] as Buffer)) : null;
+        if (row && next) {
+          const values = [
+            this.tenantKey,
+            path,
+            ancestorsOf(path),
+            rawBytes(next),
+            String(row["version"]),
+            this.#now(),
+            cutoff,
+            null,
+            null,
+          ];
+          const status = (await client.query({ ...sql.write, values })).rows[0]?.["r_status"];
+          // Under the tenant's lock nothing else writes the file: anything but ok is a broken invariant.
+          if (status !== "ok") throw new StoreFailureError("unexpected reply from the database");
+        }
+        await client.query("COMMIT");
+        return row !== undefined;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      if (sqlStateOf(error) === undefined || isFatal(error)) broken = error as Error;
+      throw error;
+    } finally {
+      client.off("error", ignore);
+      client.release(broken);
     }
   }
 

@@ -1,0 +1,244 @@
+/**
+ * What runs inside the database: auto_explain logs the plan of every statement a session executes,
+ * the store's function calls and every statement inside them, so counting the plans counts statements.
+ */
+import { executeCommand, type MemoryStore } from "@mem/core";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresStore } from "../src/index.js";
+import { bytes, QueryCounter, TestPostgres } from "./support.js";
+
+let db: TestPostgres;
+
+beforeAll(async () => {
+  db = await TestPostgres.start();
+});
+afterAll(() => db?.stop());
+
+/** A one-connection pool whose session reports every executed statement, nested ones included. */
+const countingPool = (plans: string[]): pg.Pool => {
+  const pool = db.pool({ max: 1 });
+  pool.on("connect", (client) => {
+    client.on("notice", (notice) => {
+      if (notice.message?.includes("plan:")) plans.push(notice.message);
+    });
+    void client.query(
+      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; " +
+        "SET auto_explain.log_nested_statements = on; SET client_min_messages = log",
+    );
+  });
+  return pool;
+};
+
+const setup = async (options: { expireAfterSeconds?: number } = {}) => {
+  const plans: string[] = [];
+  const counter = new QueryCounter();
+  const store = new PostgresStore({
+    pool: counter.attach(countingPool(plans)),
+    table: db.freshTable(),
+    tenant: "t",
+    ...options,
+  });
+  await store.check();
+  await executeCommand(store, { command: "create", path: "/memories/notes/a.md", file_text: "one\ntwo\n" });
+  /** Round trips and statements executed (the call itself and those inside it) while `body` runs. */
+  const measure = async (body: () => Promise<unknown>) => {
+    plans.length = 0;
+    const trips = await counter.during(body);
+    return { trips, statements: plans.length };
+  };
+  return { store, measure };
+};
+
+const run = (store: MemoryStore, input: Record<string, unknown>) => executeCommand(store, input);
+
+describe("statements per command", () => {
+  it("writes in one round trip with at most three statements inside the call", async () => {
+    const { store, measure } = await setup();
+    const create = await measure(() =>
+      run(store, { command: "create", path: "/memories/notes/deep/b.md", file_text: "b\n" }),
+    );
+    // The call, then lock, probe, and one statement for the file and its ancestors.
+    expect(create).toEqual({ trips: 1, statements: 4 });
+    const edit = await measure(() =>
+      store.write("/memories/notes/deep/b.md", bytes("bb\n"), { ifVersion: "0" }).catch(() => "conflict"),
+    );
+    // A conflict still costs one round trip: the call, the lock, the attempt, the look at why.
+    expect(edit).toEqual({ trips: 1, statements: 4 });
+    const replace = await measure(() =>
+      run(store, { command: "str_replace", path: "/memories/notes/a.md", old_str: "one", new_str: "uno" }),
+    );
+    // The read (one statement), then the call, the lock and one statement for the file and its ancestors.
+    expect(replace).toEqual({ trips: 2, statements: 4 });
+    const existing = await measure(() =>
+      run(store, { command: "create", path: "/memories/notes/a.md", file_text: "x" }),
+    );
+    expect(existing).toEqual({ trips: 1, statements: 3 });
+  });
+
+  it("views a file, a directory or nothing in one statement", async () => {
+    const { store, measure } = await setup();
+    expect(await measure(() => run(store, { command: "view", path: "/memories/notes/a.md" }))).toEqual({
+      trips: 1,
+      statements: 2,
+    });
+    const dir = await measure(() => run(store, { command: "view", path: "/memories/notes" }));
+    expect(dir.trips).toBe(1);
+    expect(await measure(() => run(store, { command: "view", path: "/memories/none" }))).toEqual({
+      trips: 1,
+      statements: 4,
+    });
+  });
+
+  it("keeps one round trip per view and write with expiry on", async () => {
+    const { store, measure } = await setup({ expireAfterSeconds: 3600 });
+    expect((await measure(() => run(store, { command: "view", path: "/memories/notes/a.md" }))).trips).toBe(
+      1,
+    );
+    expect((await measure(() => run(store, { command: "view", path: "/memories/notes" }))).trips).toBe(1);
+    const created = await measure(() =>
+      run(store, { command: "create", path: "/memories/notes/c.md", file_text: "c\n" }),
+    );
+    expect(created.trips).toBe(1);
+  });
+});
+
+describe("listing limit", () => {
+  it("sends only the first entries in view's order and counts the rest", async () => {
+    const { store } = await setup();
+    const names = ["b", "a-c", "a", "Z", "é", "a.d"];
+    for (const name of names) {
+      await store.write(`/memories/l/${name}/f`, bytes("x"), { ifAbsent: true });
+      await store.write(`/memories/l/${name}.md`, bytes("xy"), { ifAbsent: true });
+    }
+    await store.write("/memories/l/.hidden/f", bytes("h"), { ifAbsent: true });
+    const whole = await store.list("/memories/l", 2);
+    expect(whole?.entries).toHaveLength(names.length * 3);
+    const limited = await store.list("/memories/l", 2, { limit: 5 });
+    expect(limited?.omitted).toBe(names.length * 3 - 5);
+    expect(limited?.size).toBe(whole?.size);
+    expect(limited?.entries.map((entry) => entry.path)).toEqual([
+      "/memories/l/Z",
+      "/memories/l/Z/f",
+      "/memories/l/Z.md",
+      "/memories/l/a",
+      "/memories/l/a/f",
+    ]);
+    // The text of the view is the same as from a complete listing.
+    const view = await run(store, { command: "view", path: "/memories/l" });
+    const limitedView = await executeCommand(
+      store,
+      { command: "view", path: "/memories/l" },
+      { listLimit: 5 },
+    );
+    expect(view.content.split("\n").slice(0, 7)).toEqual(limitedView.content.split("\n").slice(0, 7));
+    expect(limitedView.content.split("\n").at(-1)).toContain(String(names.length * 3 - 5));
+    const found = await store.readOrList("/memories/l", 2, { limit: 2 });
+    expect(found?.kind === "directory" && found.listing.omitted).toBe(names.length * 3 - 2);
+  });
+
+  it("sends every entry when a name orders differently by UTF-16 code units", async () => {
+    const { store } = await setup();
+    // U+FF21 sorts after U+1F600 by UTF-16 code units, before it by code points.
+    for (const name of ["\uFF21", "\u{1F600}", "a", "b"]) {
+      await store.write(`/memories/u/${name}`, bytes("x"), { ifAbsent: true });
+    }
+    const limited = await store.list("/memories/u", 1, { limit: 2 });
+    expect(limited?.entries).toHaveLength(4);
+    expect(limited?.omitted).toBeUndefined();
+    const view = await executeCommand(store, { command: "view", path: "/memories/u" }, { listLimit: 3 });
+    expect(view.content.split("\n").slice(2)).toEqual([
+      "1B\t/memories/u/a",
+      "1B\t/memories/u/b",
+      "1B\t/memories/u/\u{1F600}",
+      "... 1 more entries not shown. View a subdirectory to see them.",
+    ]);
+  });
+});
+
+describe("edits of a busy file", () => {
+  it("stop racing after a lost race: the edit takes the tenant's lock and lands once", async () => {
+    const table = db.freshTable();
+    const counter = new QueryCounter();
+    const store = new PostgresStore({ pool: counter.attach(db.pool({ max: 2 })), table, tenant: "busy" });
+    await store.write("/memories/log.md", bytes("a\n"), { ifAbsent: true });
+    const version = (await store.read("/memories/log.md"))!.version;
+    const before = counter.texts.length;
+    // Another session holds the tenant's lock: the edit's optimistic write waits behind it.
+    const blocker = db.pool({ max: 1 });
+    const other = await blocker.connect();
+    await other.query("BEGIN");
+    await other.query(`SELECT "public"."${table}_lock"($1)`, [store.tenantKey]);
+    const calls: string[] = [];
+    const editing = store.update("/memories/log.md", (data) => {
+      calls.push(new TextDecoder().decode(data));
+      return bytes(`${new TextDecoder().decode(data)}edit\n`);
+    });
+    for (let i = 0; i < 200; i++) {
+      const waiting = await db.sql("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted");
+      if (waiting.rows[0].n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Meanwhile the other session changes the file and lets go: the edit's version no longer matches.
+    await other.query(`SELECT * FROM "public"."${table}_write"($1, $2, $3, $4, $5, $6, NULL, NULL, NULL)`, [
+      store.tenantKey,
+      "/memories/log.md",
+      ["/memories"],
+      Buffer.from("b\n"),
+      version,
+      Date.now(),
+    ]);
+    await other.query("COMMIT");
+    other.release();
+    expect(await editing).toBe(true);
+    expect(calls).toEqual(["a\n", "b\n"]);
+    expect(new TextDecoder().decode((await store.read("/memories/log.md"))!.data)).toBe("b\nedit\n");
+    // The read and the lost write, then the transaction: lock, read, write.
+    expect(counter.texts.slice(before).filter((text) => text === "BEGIN")).toHaveLength(1);
+  });
+
+  it("loses no line when 24 agents insert into one file at once", async () => {
+    const store = new PostgresStore({ pool: db.pool({ max: 8 }), table: db.freshTable(), tenant: "hot" });
+    await store.write("/memories/log.md", bytes("# log\n"), { ifAbsent: true });
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        executeCommand(store, {
+          command: "insert",
+          path: "/memories/log.md",
+          insert_line: 1,
+          insert_text: `line ${i}`,
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.isError)).toEqual([]);
+    const lines = new TextDecoder().decode((await store.read("/memories/log.md"))!.data).split("\n");
+    for (let i = 0; i < 24; i++) expect(lines).toContain(`line ${i}`);
+  });
+});
+
+describe("prepared statements", () => {
+  it("prepares each statement once per connection and runs it again by name", async () => {
+    const pool = db.pool({ max: 1 });
+    const store = new PostgresStore({ pool, table: db.freshTable(), tenant: "t" });
+    await store.check();
+    for (let i = 0; i < 3; i++) {
+      await run(store, { command: "create", path: `/memories/f${i}.md`, file_text: "x\n" });
+      await run(store, { command: "view", path: `/memories/f${i}.md` });
+      await run(store, { command: "str_replace", path: `/memories/f${i}.md`, old_str: "x", new_str: "y" });
+    }
+    await run(store, { command: "view", path: "/memories" });
+    // The one connection's own prepared statements: what the store ran went by name, not by text.
+    const { rows } = await pool.query<{ name: string; runs: string }>(
+      "SELECT name, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE name LIKE 'mem:%'",
+    );
+    const runs = new Map(
+      rows.map((row) => [row.name.slice(row.name.lastIndexOf(":") + 1), Number(row.runs)]),
+    );
+    // Three creates and three edits write, the edits read first, three file views, one listing: each
+    // prepared once on this connection and run as often as the store used it.
+    expect(runs.get("write")).toBe(6);
+    expect(runs.get("read")).toBe(3);
+    expect(runs.get("view")).toBe(3);
+    expect(runs.get("list")).toBe(1);
+  });
+});
