@@ -8,6 +8,7 @@ import {
   openStore,
   parseStoreUrl,
   registerScheme,
+  type SchemeOptions,
   StoreSetupError,
   StoreUrlError,
   storeUrlForms,
@@ -23,8 +24,8 @@ registerScheme(
   (url, context) => {
     calls.push({ url, context });
     const name = url.slice("memory:".length);
-    let store = memories.get(name);
-    if (!store) memories.set(name, (store = new InMemoryStore()));
+    const store = memories.get(name) ?? new InMemoryStore();
+    memories.set(name, store);
     return store;
   },
   { form: "memory:<name>", describe: (url) => `in-memory store ${url.slice("memory:".length)}` },
@@ -82,7 +83,9 @@ describe("registerScheme", () => {
     expect(() => registerScheme("ok", "no" as unknown as () => MemoryStore)).toThrow(
       /factory must be a function/,
     );
-    expect(() => registerScheme("ok", factory, null as unknown as {})).toThrow(/options must be an object/);
+    expect(() => registerScheme("ok", factory, null as unknown as SchemeOptions)).toThrow(
+      /options must be an object/,
+    );
     expect(() => registerScheme("ok", factory, { form: "" })).toThrow(/options\.form/);
     expect(() => registerScheme("ok", factory, { describe: "x" as unknown as () => string })).toThrow(
       /options\.describe/,
