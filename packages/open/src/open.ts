@@ -72,12 +72,13 @@ export const openStore = async (
   };
   // The key is checked before any connection is made.
   const keys = spec.encrypted ? keyOptions(context.env[KEY_VARIABLE]) : undefined;
+  // And the wrapper is loaded before it too: a missing one must not leave a connection open.
+  const encryption = keys
+    ? await importAdapter({ needed: "encrypted+", name: "@mem/encrypted" }, () => import("@mem/encrypted"))
+    : undefined;
   let store = await backendOf(spec.backend).open(spec.backend, context);
-  if (keys) {
-    const { EncryptedStore } = await importAdapter(
-      { needed: "encrypted+", name: "@mem/encrypted" },
-      () => import("@mem/encrypted"),
-    );
+  if (keys && encryption) {
+    const { EncryptedStore } = encryption;
     // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
     store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
   }
