@@ -1,6 +1,6 @@
 /** Command-line options of the demo. */
 import { parseArgs } from "node:util";
-import { STORE_URL_FORMS } from "@mem/cli";
+import { STORE_URL_FORMS } from "@mem/open";
 
 /** Claude model used with the real API unless `--model` says otherwise. */
 export const DEFAULT_MODEL = "claude-sonnet-5-5";

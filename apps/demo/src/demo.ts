@@ -2,9 +2,9 @@
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
-import { describeStore, openStore, parseStoreUrl, type StoreSpec } from "@mem/cli";
 import { type MemoryStore, ROOT } from "@mem/core";
 import { HISTORY_NAME, HistoryStore, type VersionInfo } from "@mem/history";
+import { describeStore, openStore, parseStoreUrl, type StoreSpec } from "@mem/open";
 import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "@mem/testkit";
 import {
   clip,

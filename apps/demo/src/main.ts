@@ -1,7 +1,7 @@
 /** `pnpm demo`: the memory tool demo in a terminal. */
 import Anthropic from "@anthropic-ai/sdk";
-import { StoreSetupError, StoreUrlError } from "@mem/cli";
 import { MemoryStoreError } from "@mem/core";
+import { StoreSetupError, StoreUrlError } from "@mem/open";
 import { parseCli, USAGE, UsageError } from "./cli.js";
 import { DemoError, runDemo } from "./demo.js";
 

@@ -1,13 +1,26 @@
-export type { Backend, OpenContext } from "./store-url/backend.js";
-export { DEFAULT_PREFIX } from "./store-url/backend.js";
-export { NoStoreError, StoreSetupError, StoreUrlError } from "./store-url/errors.js";
-export type { FsSpec } from "./store-url/fs.js";
-export { decodeKey, KEY_VARIABLE, keyOptions } from "./store-url/key.js";
-export { maskUrl } from "./store-url/mask.js";
-export { type OpenStoreOptions, openStore } from "./store-url/open.js";
-export { describeStore, parseStoreUrl, STORE_URL_FORMS, type StoreSpec } from "./store-url/parse.js";
-export type { PostgresSpec } from "./store-url/postgres.js";
-export type { RedisSpec } from "./store-url/redis.js";
-export type { S3Spec } from "./store-url/s3.js";
-export type { PlainStoreSpec } from "./store-url/schemes.js";
+// Store URLs live in @mem/open (registerScheme and the rest of its API are there); the names this package
+// exported before that package existed are exported here still.
+export {
+  type Backend,
+  DEFAULT_PREFIX,
+  decodeKey,
+  describeStore,
+  type FsSpec,
+  KEY_VARIABLE,
+  keyOptions,
+  maskUrl,
+  NoStoreError,
+  type OpenContext,
+  type OpenStoreOptions,
+  openStore,
+  type PlainStoreSpec,
+  type PostgresSpec,
+  parseStoreUrl,
+  type RedisSpec,
+  type S3Spec,
+  STORE_URL_FORMS,
+  StoreSetupError,
+  type StoreSpec,
+  StoreUrlError,
+} from "@mem/open";
 export { createStyle, type Style, useColor } from "./style.js";

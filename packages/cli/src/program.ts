@@ -2,7 +2,8 @@
 import { Command } from "commander";
 import { COMMANDS } from "./commands/index.js";
 import type { Context } from "./context.js";
-import { STORE_URL_FORMS } from "./store-url/parse.js";
+import { loadModules } from "./modules.js";
+import { storeUrlForms } from "./store-url/parse.js";
 
 export const createProgram = (ctx: Context): Command => {
   const program = new Command("mem")
@@ -14,17 +15,26 @@ export const createProgram = (ctx: Context): Command => {
       outputError: (text, write) => write(ctx.err.red(text)),
     })
     .exitOverride()
+    .option(
+      "--require <module>",
+      "load a module first (repeatable), e.g. one that adds a store URL scheme with registerScheme",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .hook("preSubcommand", async (command) => {
+      await loadModules(command.opts<{ require?: string[] }>().require ?? [], ctx.io.cwd);
+    })
     .addHelpText(
       "after",
-      `
+      () => `
 Store URLs:
-  ${STORE_URL_FORMS.join("\n  ")}
+  ${storeUrlForms().join("\n  ")}
   encrypted+ stores read their key from MEMORY_KEY (base64 of 32 bytes, or a keyring id:key,id:key,...).
   S3 credentials come from the standard AWS variables.
 
 Examples:
   $ mem tree fs:./memory-demo
   $ mem copy fs:./memory-demo redis://127.0.0.1:6379/notes
+  $ mem --require ./my-scheme.mjs mcp myscheme://host/notes
 `,
     );
   for (const register of COMMANDS) register(program, ctx);

@@ -1,10 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { executeCommand } from "@mem/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore } from "../src/index.js";
-import { describeStore, parseStoreUrl } from "../src/store-url/parse.js";
 import { runMem } from "./run-mem.js";
 
 const dirs: string[] = [];
@@ -15,38 +12,6 @@ const tempDir = () => {
 };
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-const KEY = Buffer.alloc(32, 5).toString("base64");
-
-describe("sqlite: store URLs", () => {
-  it("reads a file path, relative or absolute, and refuses an empty one or a query", () => {
-    expect(parseStoreUrl("sqlite:./memory.db").backend).toEqual({ kind: "sqlite", file: "./memory.db" });
-    expect(parseStoreUrl("sqlite:/var/lib/m.db").backend).toEqual({ kind: "sqlite", file: "/var/lib/m.db" });
-    expect(parseStoreUrl("sqlite://tmp/m.db").backend).toEqual({ kind: "sqlite", file: "tmp/m.db" });
-    expect(() => parseStoreUrl("sqlite:")).toThrow(/needs a file/);
-    expect(() => parseStoreUrl("sqlite:./m.db?mode=ro")).toThrow(/takes no query other than \?tenant=/);
-    expect(describeStore(parseStoreUrl("encrypted+sqlite:./m.db?tenant=bob"))).toBe(
-      "SQLite database ./m.db, encrypted, tenant bob",
-    );
-  });
-
-  it("opens a relative file against the cwd, with tenants and encryption", async () => {
-    const cwd = tempDir();
-    const store = await openStore("sqlite:./memory.db?tenant=alice", { cwd, env: {} });
-    await executeCommand(store, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
-    await store.close?.();
-    expect(existsSync(join(cwd, "memory.db"))).toBe(true);
-    const other = await openStore("sqlite:./memory.db?tenant=bob", { cwd, env: {} });
-    expect(await other.read("/memories/a.txt")).toBeNull();
-    await other.close?.();
-    const secret = await openStore("encrypted+sqlite:./memory.db", { cwd, env: { MEMORY_KEY: KEY } });
-    await executeCommand(secret, { command: "create", path: "/memories/s.txt", file_text: "secret\n" });
-    expect((await executeCommand(secret, { command: "view", path: "/memories/s.txt" })).content).toContain(
-      "secret",
-    );
-    await secret.close?.();
-  });
 });
 
 describe("mem on a SQLite file", () => {

@@ -1,8 +1,10 @@
 /** `redis://[user:password@]host:port/<prefix>` and `rediss://` (TLS): Redis, keys under the prefix. */
+
+import { importAdapter } from "./adapter.js";
 import { type Backend, DEFAULT_PREFIX, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { maskUrl } from "./mask.js";
-import { decodePart, load, parseUrl } from "./parts.js";
+import { decodePart, parseUrl } from "./url.js";
 
 export interface RedisSpec {
   kind: "redis";
@@ -37,7 +39,10 @@ export const redisBackend: Backend<RedisSpec> = {
   },
   describe: (spec) => `Redis ${maskUrl(spec.url)}, prefix "${spec.prefix}"`,
   async open(spec, context) {
-    const { RedisStore } = await load("@mem/redis", () => import("@mem/redis"));
+    const { RedisStore } = await importAdapter(
+      { needed: "redis://", name: "@mem/redis" },
+      () => import("@mem/redis"),
+    );
     return new RedisStore({ url: spec.url, prefix: spec.prefix, ...expiryOption(context) });
   },
 };

@@ -1,7 +1,9 @@
 /** `s3://<bucket>/<prefix>?endpoint=<url>&region=<region>&forcePathStyle=<bool>`: S3 or a compatible server. */
+
+import { importAdapter } from "./adapter.js";
 import { type Backend, DEFAULT_PREFIX, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
-import { decodePart, load, parseUrl } from "./parts.js";
+import { decodePart, parseUrl } from "./url.js";
 
 export interface S3Spec {
   kind: "s3";
@@ -69,7 +71,7 @@ export const s3Backend: Backend<S3Spec> = {
   describe: (spec) =>
     `S3 bucket ${spec.bucket}, prefix "${spec.prefix}"${spec.endpoint ? ` at ${spec.endpoint}` : ""}`,
   async open(spec, context) {
-    const { S3Store } = await load("@mem/s3", () => import("@mem/s3"));
+    const { S3Store } = await importAdapter({ needed: "s3://", name: "@mem/s3" }, () => import("@mem/s3"));
     const region =
       spec.region ?? context.env["AWS_REGION"] ?? context.env["AWS_DEFAULT_REGION"] ?? "us-east-1";
     const accessKeyId = context.env["AWS_ACCESS_KEY_ID"];

@@ -1,9 +1,9 @@
 /** `sqlite:<file>`: one SQLite database file, created when missing (not by read-only commands). */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { importAdapter } from "./adapter.js";
 import { type Backend, expiryOption } from "./backend.js";
 import { NoStoreError, StoreUrlError } from "./errors.js";
-import { load } from "./parts.js";
 
 export interface SqliteSpec {
   kind: "sqlite";
@@ -34,7 +34,10 @@ export const sqliteBackend: Backend<SqliteSpec> = {
     const path = resolve(context.cwd, spec.file);
     // Read-only commands must not leave an empty database behind for a file name typed wrong.
     if (context.create === false && !existsSync(path)) throw new NoStoreError(spec.file);
-    const { SqliteStore } = await load("@mem/sqlite", () => import("@mem/sqlite"));
+    const { SqliteStore } = await importAdapter(
+      { needed: "sqlite:", name: "@mem/sqlite" },
+      () => import("@mem/sqlite"),
+    );
     return new SqliteStore({ path, ...expiryOption(context) });
   },
 };

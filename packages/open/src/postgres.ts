@@ -1,8 +1,10 @@
 /** `postgres://[user:password@]host:port/database[?sslmode=...]`: PostgreSQL, one table for every tenant. */
+
+import { importAdapter } from "./adapter.js";
 import { type Backend, expiryOption } from "./backend.js";
 import { StoreUrlError } from "./errors.js";
 import { maskUrl } from "./mask.js";
-import { load, parseUrl } from "./parts.js";
+import { parseUrl } from "./url.js";
 
 export interface PostgresSpec {
   kind: "postgres";
@@ -25,7 +27,10 @@ export const postgresBackend: Backend<PostgresSpec> = {
   },
   describe: (spec) => `PostgreSQL ${maskUrl(spec.connectionString)}`,
   async open(spec, context) {
-    const { PostgresStore } = await load("@mem/postgres", () => import("@mem/postgres"));
+    const { PostgresStore } = await importAdapter(
+      { needed: "postgres://", name: "@mem/postgres", install: ["pg"] },
+      () => import("@mem/postgres"),
+    );
     return new PostgresStore({ connectionString: spec.connectionString, ...expiryOption(context) });
   },
 };

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
 import { HistoryStore } from "@mem/history";
-import { startPostgres } from "@mem/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { NoStoreError, openStore, StoreSetupError } from "../src/index.js";
-import { scopeTo } from "../src/store-url/open.js";
+import { scopeTo } from "../src/open.js";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -199,27 +198,4 @@ describe("scopeTo", () => {
     await scope.close();
     expect(closed).toEqual(["root/alice", "root"]);
   });
-});
-
-describe("openStore on PostgreSQL", () => {
-  it("opens postgres:// URLs, scoped by ?tenant=, with tenants kept apart", async () => {
-    const server = await startPostgres();
-    try {
-      const alice = await openStore(`${server.url}?tenant=alice`, { env: {} });
-      const bob = await openStore(`${server.url}?tenant=bob`, { env: {} });
-      try {
-        await executeCommand(alice, { command: "create", path: "/memories/a.txt", file_text: "alice\n" });
-        expect(await executeCommand(alice, { command: "view", path: "/memories/a.txt" })).toEqual({
-          content: "Here's the content of /memories/a.txt with line numbers:\n     1\talice",
-          isError: false,
-        });
-        expect((await executeCommand(bob, { command: "view", path: "/memories/a.txt" })).isError).toBe(true);
-      } finally {
-        await alice.close?.();
-        await bob.close?.();
-      }
-    } finally {
-      await server.stop();
-    }
-  }, 120_000);
 });

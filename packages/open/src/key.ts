@@ -1,6 +1,14 @@
 /** The encryption key of `encrypted+` URLs, read from `MEMORY_KEY`. Messages never show key material. */
-import type { EncryptedStoreOptions } from "@mem/encrypted";
 import { StoreSetupError } from "./errors.js";
+
+/**
+ * The key options of `EncryptedStore` (`@mem/encrypted`), spelled out here so that this package's types
+ * do not need that optional peer installed.
+ */
+export interface KeyOptions {
+  key?: Uint8Array;
+  keyring?: { keys: Record<string, Uint8Array>; active: string };
+}
 
 /** The environment variable that holds the key (or keyring). */
 export const KEY_VARIABLE = "MEMORY_KEY";
@@ -33,7 +41,7 @@ export const decodeKey = (value: string | undefined): Uint8Array => {
  * keyOptions("2025:" + newKey + ",default:" + oldKey); // { keyring: { keys: {...}, active: "2025" } }
  * ```
  */
-export const keyOptions = (value: string | undefined): Pick<EncryptedStoreOptions, "key" | "keyring"> => {
+export const keyOptions = (value: string | undefined): KeyOptions => {
   if (value === undefined || !value.includes(":")) return { key: decodeKey(value) };
   const keys: Record<string, Uint8Array> = {};
   let active: string | undefined;

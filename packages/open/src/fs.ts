@@ -1,9 +1,9 @@
 /** `fs:<directory>`: a local directory. */
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { importAdapter } from "./adapter.js";
 import { type Backend, expiryOption } from "./backend.js";
 import { NoStoreError, StoreUrlError } from "./errors.js";
-import { load } from "./parts.js";
 
 export interface FsSpec {
   kind: "fs";
@@ -28,7 +28,7 @@ export const fsBackend: Backend<FsSpec> = {
     const root = resolve(context.cwd, spec.root);
     // FsStore creates its root; a reader must not leave an empty directory behind.
     if (context.create === false && !existsSync(root)) throw new NoStoreError(spec.root);
-    const { FsStore } = await load("@mem/fs", () => import("@mem/fs"));
+    const { FsStore } = await importAdapter({ needed: "fs:", name: "@mem/fs" }, () => import("@mem/fs"));
     return new FsStore({ root, ...expiryOption(context) });
   },
 };

@@ -1,0 +1,150 @@
+/** Opens the store a URL names. */
+import { type MemoryStore, ROOT } from "@mem/core";
+import { HISTORY_NAME, HistoryStore } from "@mem/history";
+import { importAdapter } from "./adapter.js";
+import { expiryOption, type OpenContext } from "./backend.js";
+import { StoreSetupError } from "./errors.js";
+import { KEY_VARIABLE, keyOptions } from "./key.js";
+import { backendOf, describeStore, parseStoreUrl, type StoreSpec } from "./parse.js";
+
+export interface OpenStoreOptions {
+  /** Where `MEMORY_KEY` and AWS settings are read from. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The directory relative `fs:` paths are resolved against. Default `process.cwd()`. */
+  cwd?: string;
+  /**
+   * Files not accessed for this many seconds behave as missing, and `sweep()` removes them (the store's
+   * own `expireAfterSeconds`, SPEC §7). Store URLs carry no expiry: a service sets it here. Unset: none.
+   */
+  expireAfterSeconds?: number;
+  /**
+   * `false`: a store that does not exist yet (an `fs:` directory that is missing) is not created, and
+   * `NoStoreError` is thrown instead. For tools that only read. Default `true`.
+   */
+  create?: boolean;
+  /** Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. */
+  history?: boolean;
+  /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
+  check?: boolean;
+  /**
+   * Look for the bookkeeping of `@mem/history` and `@mem/encrypted` (one `stat` each). Default `true`.
+   * `false` opens the store as it is, e.g. to `sweep()` it: on stores that remove expired files on every
+   * call, those reads would remove them before `sweep()` could report them.
+   */
+  bookkeeping?: boolean;
+}
+
+const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
+/** Where `@mem/encrypted` keeps its key checks and indexes inside the store it encrypts. */
+const ENCRYPTED_DIR = `${ROOT}/.mem-encrypted`;
+
+/**
+ * Opens the store a URL names (see `parseStoreUrl` for the forms). `encrypted+` wraps the store in
+ * `EncryptedStore` with the key from `MEMORY_KEY`; `?tenant=ID` returns `store.scope(ID)`, whose `close()`
+ * also closes the store it came from. A store that already holds earlier versions (a `.mem-history`
+ * folder), or any store opened with `?history` or `{ history: true }`, is wrapped in `HistoryStore`, so
+ * every change through it keeps a version; a store holding encrypted files opened without `encrypted+`
+ * is refused rather than served as ciphertext. Throws `StoreUrlError` for a bad URL, `NoStoreError` for
+ * a missing store opened with `create: false`, and `StoreSetupError` when the store cannot be set up (no
+ * key, adapter not installed, no scopes); no message holds secrets. Adapters are imported only when a
+ * URL names them.
+ *
+ * @example
+ * ```ts
+ * import { executeCommand } from "@mem/core";
+ * import { openStore } from "@mem/open";
+ *
+ * const store = await openStore("redis://127.0.0.1:6379/notes?tenant=alice");
+ * await executeCommand(store, { command: "view", path: "/memories" });
+ * await store.close?.();
+ * ```
+ */
+export const openStore = async (
+  url: string | StoreSpec,
+  options: OpenStoreOptions = {},
+): Promise<MemoryStore> => {
+  const spec = typeof url === "string" ? parseStoreUrl(url) : url;
+  const context: OpenContext = {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    create: options.create ?? true,
+    ...(options.expireAfterSeconds !== undefined && { expireAfterSeconds: options.expireAfterSeconds }),
+  };
+  // The key is checked before any connection is made.
+  const keys = spec.encrypted ? keyOptions(context.env[KEY_VARIABLE]) : undefined;
+  // And the wrapper is loaded before it too: a missing one must not leave a connection open.
+  const encryption = keys
+    ? await importAdapter({ needed: "encrypted+", name: "@mem/encrypted" }, () => import("@mem/encrypted"))
+    : undefined;
+  let store = await backendOf(spec.backend).open(spec.backend, context);
+  if (keys && encryption) {
+    const { EncryptedStore } = encryption;
+    // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
+    store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
+  }
+  if (spec.tenant !== undefined) {
+    store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
+  }
+  try {
+    const history = options.history === true || spec.history === true;
+    if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
+    if (options.check) await store.check?.();
+  } catch (error) {
+    await store.close?.().catch(() => undefined);
+    throw error;
+  }
+  return store;
+};
+
+/**
+ * The wrappers whose bookkeeping `store` holds, found with one `stat` of each reserved folder (both at
+ * once): `HistoryStore` around a store with versions (or when `history` is asked for), and a refusal of
+ * encrypted files opened without their key.
+ */
+const withBookkeeping = async (
+  store: MemoryStore,
+  spec: StoreSpec,
+  history: boolean,
+): Promise<MemoryStore> => {
+  const [versions, encrypted] = await Promise.all([
+    history ? null : store.stat(HISTORY_DIR),
+    spec.encrypted ? null : store.stat(ENCRYPTED_DIR),
+  ]);
+  if (encrypted) {
+    throw new StoreSetupError(
+      `${describeStore(spec)} holds encrypted memory: open it with an encrypted+ URL and its key in ${KEY_VARIABLE}.`,
+    );
+  }
+  if (!history && versions?.kind !== "directory") return store;
+  return new HistoryStore(store);
+};
+
+/**
+ * `store.scope(tenant)`, whose `close()` also closes `store`, so callers of `openStore` close one thing.
+ * Closes `store` and throws `StoreSetupError` when it has no scopes; `what` describes it for the message.
+ */
+export const scopeTo = async (store: MemoryStore, tenant: string, what: string): Promise<MemoryStore> => {
+  if (!store.scope) {
+    await store.close?.();
+    throw new StoreSetupError(
+      `Store URL: ?tenant= needs a store with tenant scopes, and this one (${what}) has none.`,
+    );
+  }
+  const scope = store.scope(tenant);
+  return new Proxy(scope, {
+    get(target, property) {
+      if (property === "close") {
+        return async () => {
+          try {
+            await target.close?.();
+          } finally {
+            await store.close?.();
+          }
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      // Bound to the scope itself: stores keep private fields a proxy cannot reach.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+};
