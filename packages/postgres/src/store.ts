@@ -6,6 +6,7 @@ import {
   checkTenant,
   type ExpiryOptions,
   type FileData,
+  isStoreError,
   type ListEntry,
   type Listing,
   type MemoryStore,
@@ -518,7 +519,7 @@ const migrate = async (shared: Shared): Promise<void> => {
       throw error;
     }
   } catch (error) {
-    if (sqlStateOf(error) === undefined && !(error instanceof StoreFailureError)) broken = error as Error;
+    if (sqlStateOf(error) === undefined && !isStoreError(error, "STORE_FAILURE")) broken = error as Error;
     throw error;
   } finally {
     client.off("error", ignore);
