@@ -1,4 +1,5 @@
 export * from "./fixtures.js";
+export * from "./foreign-errors.js";
 export * from "./memory-script.js";
 export * from "./ports.js";
 export * from "./postgres.js";
