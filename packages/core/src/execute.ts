@@ -373,9 +373,12 @@ async function overwriteFile(
       settings.change = { sizeBefore: seen.before, sizeAfter: bytes.length };
       return result;
     }
+    // No file there: most often a directory, told without another read.
+    if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
   }
   // No native update, or the file went away since the create found it: read → conditional write, or a
-  // new file again where nothing is.
+  // new file again where nothing is (a directory there was already ruled out above on the first attempt).
+  let statted = store.update !== undefined;
   let stopped: ToolResult | null = null;
   let before: number | null = null;
   const cap = Math.ceil(settings.conflictRetries) + 1;
@@ -387,7 +390,8 @@ async function overwriteFile(
         before = file ? file.data.length : null;
         stopped = file
           ? nullable(refusal(file.data.length))
-          : await createRefusal(store, path, bytes, settings);
+          : await createRefusal(store, path, bytes, settings, statted);
+        statted = false;
         return stopped ? null : bytes;
       },
       { attempts: Number.isSafeInteger(cap) ? cap : Number.POSITIVE_INFINITY, context: settings.context },
@@ -415,8 +419,9 @@ const createRefusal = async (
   path: string,
   bytes: Uint8Array,
   settings: Settings,
+  statted: boolean,
 ): Promise<ToolResult | null> => {
-  if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
+  if (!statted && (await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
   return nullable((await settings.quota?.create(path, bytes.length)) ?? null);
 };
 
