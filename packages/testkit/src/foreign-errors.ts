@@ -15,7 +15,7 @@ const CODES = new Set([
 const copies = new Map<string, new (message: string) => Error>();
 
 /** One class per error name, built here: the "second copy" of core's error classes. */
-const copyOf = (name: string): new (message: string) => Error => {
+const copyOf = (name: string): (new (message: string) => Error) => {
   let copy = copies.get(name);
   if (!copy) {
     copy = class extends Error {
