@@ -1,6 +1,6 @@
 /** `pnpm demo`: the memory tool demo in a terminal. */
 import Anthropic from "@anthropic-ai/sdk";
-import { MemoryStoreError } from "@mem/core";
+import { isStoreError } from "@mem/core";
 import { StoreSetupError, StoreUrlError } from "@mem/open";
 import { parseCli, USAGE, UsageError } from "./cli.js";
 import { DemoError, runDemo } from "./demo.js";
@@ -36,9 +36,9 @@ const main = async (): Promise<number> => {
     const known =
       error instanceof DemoError ||
       error instanceof StoreSetupError ||
-      error instanceof MemoryStoreError ||
+      isStoreError(error) ||
       error instanceof Anthropic.APIError;
-    const what = error instanceof MemoryStoreError ? "the memory store failed: " : "";
+    const what = isStoreError(error) ? "the memory store failed: " : "";
     process.stderr.write(
       `\nThe demo stopped: ${what}${error instanceof Error ? error.message : String(error)}\n`,
     );

@@ -11,7 +11,6 @@ import { msg } from "./messages.js";
 import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
-import { backoffDelay, sleep } from "./retry.js";
 import {
   type Guard,
   guardOutcome,
@@ -22,6 +21,7 @@ import {
 import type { MemoryStore, Stat, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
+import { TooManyConflictsError, updateWithRetry } from "./update.js";
 import { renderFile } from "./view.js";
 
 /**
@@ -357,57 +357,73 @@ async function overwriteFile(
   const usage = settings.quota?.limitsBytes ? await settings.quota.usage() : undefined;
   const refusal = (before: number): string | null =>
     usage ? (settings.quota?.edit(path, usage, before, bytes.length) ?? null) : null;
-  for (let attempt = 0; ; attempt++) {
-    if (attempt > 0) await sleep(backoffDelay(attempt - 1));
-    if (attempt > settings.conflictRetries)
-      return fail(msg.storeFailed("create", path, msg.reasonConflict()));
-    if (store.update) {
-      const seen: { before: number; refused: string | null } = { before: 0, refused: null };
-      const found = await store.update(
-        path,
-        (current) => {
-          seen.before = current.length;
-          seen.refused = refusal(current.length);
-          return seen.refused ? null : bytes;
-        },
-        settings.context,
-      );
-      if (found) {
-        if (seen.refused) return fail(seen.refused);
-        settings.change = { sizeBefore: seen.before, sizeAfter: bytes.length };
-        return result;
-      }
-    } else {
-      const file = await store.read(path);
-      if (file) {
-        const refused = refusal(file.data.length);
-        if (refused) return fail(refused);
-        try {
-          await store.write(path, bytes, { ifVersion: file.version }, settings.context);
-          settings.change = { sizeBefore: file.data.length, sizeAfter: bytes.length };
-          return result;
-        } catch (error) {
-          if (!isStoreError(error, "CONFLICT")) throw error;
-          continue;
-        }
-      }
-    }
-    // No file there: a directory, or the file went away since the create found it (a new file again).
-    if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
-    const refused = await settings.quota?.create(path, bytes.length);
-    if (refused) return fail(refused);
-    try {
-      await store.write(path, bytes, { ifAbsent: true }, settings.context);
-      settings.change = { sizeBefore: null, sizeAfter: bytes.length };
+  if (store.update) {
+    const seen: { before: number; refused: string | null } = { before: 0, refused: null };
+    const found = await store.update(
+      path,
+      (current) => {
+        seen.before = current.length;
+        seen.refused = refusal(current.length);
+        return seen.refused ? null : bytes;
+      },
+      settings.context,
+    );
+    if (found) {
+      if (seen.refused) return fail(seen.refused);
+      settings.change = { sizeBefore: seen.before, sizeAfter: bytes.length };
       return result;
-    } catch (error) {
-      if (isStoreError(error, "NOT_A_DIRECTORY")) {
-        return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
-      }
-      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
     }
+    // No file there: most often a directory, told without another read.
+    if ((await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
+  }
+  // No native update, or the file went away since the create found it: read → conditional write, or a
+  // new file again where nothing is (a directory there was already ruled out above on the first attempt).
+  let statted = store.update !== undefined;
+  let stopped: ToolResult | null = null;
+  let before: number | null = null;
+  const cap = Math.ceil(settings.conflictRetries) + 1;
+  try {
+    const done = await updateWithRetry(
+      store,
+      path,
+      async (file) => {
+        before = file ? file.data.length : null;
+        stopped = file
+          ? nullable(refusal(file.data.length))
+          : await createRefusal(store, path, bytes, settings, statted);
+        statted = false;
+        return stopped ? null : bytes;
+      },
+      { attempts: Number.isSafeInteger(cap) ? cap : Number.POSITIVE_INFINITY, context: settings.context },
+    );
+    if (!done.written) return stopped ?? result;
+    settings.change = { sizeBefore: before, sizeAfter: bytes.length };
+    return result;
+  } catch (error) {
+    if (isStoreError(error, "NOT_A_DIRECTORY")) {
+      return fail(msg.createUnderFile(path, (error as NotADirectoryError).ancestor));
+    }
+    if (isStoreError(error, "ALREADY_EXISTS")) return fail(msg.fileExists(path));
+    if (error instanceof TooManyConflictsError) {
+      return fail(msg.storeFailed("create", path, msg.reasonConflict()));
+    }
+    throw error;
   }
 }
+
+const nullable = (refused: string | null): ToolResult | null => (refused ? fail(refused) : null);
+
+/** Why nothing may be created where `overwriteFile` found no file: a directory, or the quota. */
+const createRefusal = async (
+  store: MemoryStore,
+  path: string,
+  bytes: Uint8Array,
+  settings: Settings,
+  statted: boolean,
+): Promise<ToolResult | null> => {
+  if (!statted && (await store.stat(path))?.kind === "directory") return fail(msg.fileExists(path));
+  return nullable((await settings.quota?.create(path, bytes.length)) ?? null);
+};
 
 type EditStep = { result: ToolResult; bytes?: Uint8Array };
 
@@ -487,28 +503,45 @@ async function edit(
     );
     return found ? step.result : fail(missing);
   }
+  // Awaited after the first read, so it costs no extra wait; a failed read leaves it unobserved.
+  pending?.catch(() => {});
   let usage: Usage | undefined;
-  for (let attempt = 0; ; attempt++) {
-    const [file, taken] = await Promise.all([store.read(path), attempt === 0 ? pending : undefined]);
-    if (attempt === 0) usage = taken;
-    if (!file) return fail(missing);
-    const step = applyEdit(path, file.data, settings, usage, transform);
-    if (!step.bytes) return step.result;
-    try {
-      if (quota && atomic) await atomic(path, step.bytes, { ifVersion: file.version }, quota.limits);
-      else await store.write(path, step.bytes, { ifVersion: file.version }, settings.context);
-      return step.result;
-    } catch (error) {
-      if (quota && isStoreError(error, "QUOTA_EXCEEDED")) {
-        const taken = (error as QuotaExceededError).usage;
-        const refused = quota.edit(path, taken, file.data.length, step.bytes.length);
-        if (refused) return fail(refused);
-      }
-      if (!isStoreError(error, "CONFLICT")) throw error;
-      if (attempt >= settings.conflictRetries)
-        return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
-      await sleep(backoffDelay(attempt));
+  let seen = 0;
+  let step: EditStep = { result: fail(missing) };
+  const cap = Math.ceil(settings.conflictRetries) + 1;
+  try {
+    await updateWithRetry(
+      store,
+      path,
+      async (file, attempt) => {
+        if (attempt === 0) usage = await pending;
+        if (!file) {
+          step = { result: fail(missing) };
+          return null;
+        }
+        seen = file.data.length;
+        step = applyEdit(path, file.data, settings, usage, transform);
+        return step.bytes ?? null;
+      },
+      {
+        attempts: Number.isSafeInteger(cap) ? cap : Number.POSITIVE_INFINITY,
+        write:
+          quota && atomic
+            ? (p, data, condition) => atomic(p, data, condition, quota.limits)
+            : (p, data, condition) => store.write(p, data, condition, settings.context),
+      },
+    );
+    return step.result;
+  } catch (error) {
+    if (quota && step.bytes && isStoreError(error, "QUOTA_EXCEEDED")) {
+      const taken = (error as QuotaExceededError).usage;
+      const refused = quota.edit(path, taken, seen, step.bytes.length);
+      if (refused) return fail(refused);
     }
+    if (error instanceof TooManyConflictsError) {
+      return fail(msg.storeFailed(operation, path, msg.reasonConflict()));
+    }
+    throw error;
   }
 }
 

@@ -1,22 +1,29 @@
 /** Turns whatever a store threw into a reason that is safe to show the model (SPEC §5). */
 import { MemoryStoreError, type StoreFailureError } from "./errors.js";
 
-type StoreErrorCode =
-  | "NOT_FOUND"
-  | "ALREADY_EXISTS"
-  | "NOT_A_DIRECTORY"
-  | "CONFLICT"
-  | "QUOTA_EXCEEDED"
-  | "STORE_FAILURE";
+const CODES = [
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "NOT_A_DIRECTORY",
+  "CONFLICT",
+  "QUOTA_EXCEEDED",
+  "STORE_FAILURE",
+] as const;
+type StoreErrorCode = (typeof CODES)[number];
 
 /**
- * True when `error` is the typed store error with that code. Matches by name and code as well as by
- * class, so a store built against another copy of @mem/core is understood too.
+ * True when `error` is the typed store error with that code (without a code: any of them). Matches by
+ * shape (a `code` and a name ending in `Error`) as well as by class, so an error built by another copy of
+ * @mem/core, or in another realm, is understood too: wrappers test errors with it, never `instanceof`.
  */
-export const isStoreError = (error: unknown, code: StoreErrorCode): boolean =>
-  error instanceof Error &&
-  (error as { code?: unknown }).code === code &&
-  (error instanceof MemoryStoreError || /^[A-Z][A-Za-z]*Error$/.test(error.name));
+export const isStoreError = (error: unknown, code?: StoreErrorCode): boolean => {
+  if (typeof error !== "object" || error === null) return false;
+  const own = (error as { code?: unknown }).code;
+  if (code === undefined ? !CODES.includes(own as StoreErrorCode) : own !== code) return false;
+  if (error instanceof MemoryStoreError) return true;
+  const name = (error as { name?: unknown }).name;
+  return typeof name === "string" && /^[A-Z][A-Za-z]*Error$/.test(name);
+};
 
 const SYSTEM_REASONS: Record<string, string> = {
   EACCES: "permission denied",

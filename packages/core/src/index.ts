@@ -79,3 +79,12 @@ export {
   rebase,
   segmentsOf,
 } from "./tree.js";
+export {
+  DEFAULT_UPDATE_ATTEMPTS,
+  TooManyConflictsError,
+  type UpdatableStore,
+  type UpdateChange,
+  type UpdateOptions,
+  type UpdateResult,
+  updateWithRetry,
+} from "./update.js";

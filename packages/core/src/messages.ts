@@ -111,6 +111,8 @@ export const msg = {
   /** Stands for the path in a storage failure that happened before the path was validated. */
   unvalidatedPath: () => "the given path",
   reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",
+  /** The reason of `updateWithRetry`'s `TooManyConflictsError` (core words its own edits with the one above). */
+  reasonTooManyConflicts: (path: string) => `too many concurrent updates of ${path}`,
   /** Appended when the store cannot know whether the change reached storage (SPEC §5). */
   storeFailedMaybeApplied: (operation: string, path: string, reason: string) =>
     `Error: ${operation} failed for ${path}: ${reason}. The change may still be applied; view ${path} to check.`,

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import {
-  AlreadyExistsError,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -11,6 +10,7 @@ import {
   type FileOrListing,
   isListedName,
   isSameOrInside,
+  isStoreError,
   type ListEntry,
   type Listing,
   type ListOptions,
@@ -27,6 +27,7 @@ import {
   type SweepResult,
   segmentsOf,
   type Usage,
+  updateWithRetry,
   usageOf,
   type Version,
   type WriteCondition,
@@ -430,7 +431,7 @@ export class EncryptedStore implements MemoryStore {
       await this.#inner.rename(from, claim);
     } catch (error) {
       // Another rename or a delete took the source first: this rename never happened.
-      if (error instanceof NotFoundError) await this.#inner.delete(to);
+      if (isStoreError(error, "NOT_FOUND")) await this.#inner.delete(to);
       throw error;
     }
     const claimed = await this.#inner.read(claim);
@@ -439,7 +440,7 @@ export class EncryptedStore implements MemoryStore {
       try {
         await this.#inner.write(to, seal(cipher, latest, to), { ifVersion: copy.version });
       } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
+        if (!isStoreError(error, "CONFLICT")) throw error;
         // Both paths were edited while the rename ran; losing neither edit beats finishing the move.
         await this.#inner.rename(claim, from);
         throw new StoreFailureError(`${from} and ${to} were both edited during the rename; both were kept`);
@@ -470,7 +471,7 @@ export class EncryptedStore implements MemoryStore {
       await this.#inner.rename(from, to);
     } catch (error) {
       // A refused rename moved nothing; after an outage, files may have moved, so recovery keeps the entry.
-      if (!(error instanceof StoreFailureError)) {
+      if (!isStoreError(error, "STORE_FAILURE")) {
         await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
       }
       throw error;
@@ -611,24 +612,15 @@ export class EncryptedStore implements MemoryStore {
    */
   async #checkKey(cipher: Cipher, id: string): Promise<void> {
     const path = keyCheckPath(id);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const existing = await this.#inner.read(path);
-      if (existing) {
-        try {
-          if (keyIdOf(existing.data) === id && open(cipher, existing.data, path).length === 0) return;
-        } catch {
-          // reported below without details that could help guess the key
-        }
-        throw integrityError(`key "${id}" does not match the key this store recorded under that id`);
-      }
+    await updateWithRetry(this.#inner, path, (existing) => {
+      if (!existing) return seal(cipher, new Uint8Array(0), path, id);
       try {
-        await this.#inner.write(path, seal(cipher, new Uint8Array(0), path, id), { ifAbsent: true });
-        return;
-      } catch (error) {
-        if (!(error instanceof AlreadyExistsError)) throw error;
+        if (keyIdOf(existing.data) === id && open(cipher, existing.data, path).length === 0) return null;
+      } catch {
+        // reported below without details that could help guess the key
       }
-    }
-    throw new StoreFailureError(`could not record the check for key "${id}"`);
+      throw integrityError(`key "${id}" does not match the key this store recorded under that id`);
+    });
   }
 
   /** Every file beneath `dir` written through this wrapper, hidden ones included. */
@@ -713,45 +705,30 @@ export class EncryptedStore implements MemoryStore {
    * opens nowhere (tampered, or not written through this wrapper) is left as it is: reads report it.
    */
   async #rebind(cipher: Cipher, path: string, moves: readonly Move[]): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const file = await this.#inner.read(path);
-      if (!file) return;
-      let plain: Uint8Array;
+    await updateWithRetry(this.#inner, path, async (file) => {
+      if (!file) return null;
       try {
         open(cipher, file.data, path);
-        return;
+        return null;
       } catch {
         try {
-          plain = await this.#open(cipher, file.data, path, moves);
+          return seal(cipher, await this.#open(cipher, file.data, path, moves), path);
         } catch (error) {
-          if (error instanceof IntegrityError) return;
+          if (error instanceof IntegrityError) return null;
           throw error;
         }
       }
-      try {
-        await this.#inner.write(path, seal(cipher, plain, path), { ifVersion: file.version });
-        return;
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
-    }
-    throw new ConflictError(path);
+    });
   }
 
   async #rotateFile(cipher: Cipher, path: string): Promise<"rotated" | "current" | "missing"> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const file = await this.#inner.read(path);
-      if (!file) return "missing";
-      if (keyIdOf(file.data) === cipher.activeId) return "current";
-      const sealed = seal(cipher, await this.#open(cipher, file.data, path), path);
-      try {
-        await this.#inner.write(path, sealed, { ifVersion: file.version });
-        return "rotated";
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
-    }
-    throw new ConflictError(path);
+    let outcome: "rotated" | "current" | "missing" = "missing";
+    await updateWithRetry(this.#inner, path, async (file) => {
+      outcome = !file ? "missing" : keyIdOf(file.data) === cipher.activeId ? "current" : "rotated";
+      if (!file || outcome === "current") return null;
+      return seal(cipher, await this.#open(cipher, file.data, path), path);
+    });
+    return outcome;
   }
 }
 

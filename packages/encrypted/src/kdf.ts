@@ -3,7 +3,7 @@
  * inner store next to the data (`.mem-encrypted/kdf`), together with the cost parameters in force when
  * the store was first opened. Every instance over the same data derives the same key.
  */
-import { AlreadyExistsError, type MemoryStore } from "@mem/core";
+import { type MemoryStore, updateWithRetry } from "@mem/core";
 import { IntegrityError } from "./format.js";
 import { KDF_PATH } from "./reserved.js";
 import { argon2id } from "./sodium.js";
@@ -70,17 +70,12 @@ const decode = (data: Uint8Array): KdfRecord => {
 
 /** The store's salt and cost, creating them on first use (the first writer wins a race). */
 const kdfRecord = async (inner: MemoryStore, params: KdfParams, random: (n: number) => Uint8Array) => {
-  for (;;) {
-    const existing = await inner.read(KDF_PATH);
-    if (existing) return decode(existing.data);
-    try {
-      const record = { ...params, salt: random(SALT_BYTES) };
-      await inner.write(KDF_PATH, encode(record), { ifAbsent: true });
-      return record;
-    } catch (error) {
-      if (!(error instanceof AlreadyExistsError)) throw error;
-    }
-  }
+  let record: KdfRecord | undefined;
+  await updateWithRetry(inner, KDF_PATH, (existing) => {
+    record = existing ? decode(existing.data) : { ...params, salt: random(SALT_BYTES) };
+    return existing ? null : encode(record);
+  });
+  return record!;
 };
 
 /** Derives one 32-byte key per passphrase, all with the store's salt. */

@@ -3,23 +3,15 @@
  * concurrent instances never drop each other's changes. Used for the unlisted-file index and the rename
  * journal.
  */
-import {
-  AlreadyExistsError,
-  ConflictError,
-  isSameOrInside,
-  type MemoryStore,
-  StoreFailureError,
-} from "@mem/core";
+import { isSameOrInside, isStoreError, type MemoryStore, updateWithRetry } from "@mem/core";
 import { type Cipher, integrityError, open, seal } from "./format.js";
-
-const MAX_ATTEMPTS = 50;
 
 const decode = (cipher: Cipher, data: Uint8Array, path: string): string[] => {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(open(cipher, data, path)));
   } catch (error) {
-    if (error instanceof StoreFailureError) throw error;
+    if (isStoreError(error, "STORE_FAILURE")) throw error;
     throw integrityError(`${path} is malformed`);
   }
   if (!Array.isArray(parsed) || !parsed.every((p) => typeof p === "string")) {
@@ -43,8 +35,8 @@ export const updatePathSet = async (
   path: string,
   change: { add?: readonly string[]; remove?: readonly string[]; removeBeneath?: readonly string[] },
 ): Promise<string[]> => {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await inner.read(path);
+  let removed: string[] = [];
+  await updateWithRetry(inner, path, (current) => {
     const before = current ? decode(cipher, current.data, path) : [];
     const next = new Set(before);
     for (const p of change.remove ?? []) next.delete(p);
@@ -52,20 +44,9 @@ export const updatePathSet = async (
       for (const p of before) if (isSameOrInside(p, dir)) next.delete(p);
     }
     for (const p of change.add ?? []) next.add(p);
-    const removed = before.filter((p) => !next.has(p));
-    if (next.size === before.length && removed.length === 0) return [];
-    const bytes = new TextEncoder().encode(JSON.stringify([...next]));
-    try {
-      await inner.write(
-        path,
-        seal(cipher, bytes, path),
-        current ? { ifVersion: current.version } : { ifAbsent: true },
-      );
-      return removed;
-    } catch (error) {
-      if (!(error instanceof ConflictError || error instanceof AlreadyExistsError)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(100, 2 ** attempt)));
-    }
-  }
-  throw new StoreFailureError(`too many concurrent updates of ${path}`);
+    removed = before.filter((p) => !next.has(p));
+    if (next.size === before.length && removed.length === 0) return null;
+    return seal(cipher, new TextEncoder().encode(JSON.stringify([...next])), path);
+  });
+  return removed;
 };

@@ -1,4 +1,4 @@
-import { MemoryStoreError, StoreFailureError } from "@mem/core";
+import { isStoreError, type MemoryStoreError, StoreFailureError } from "@mem/core";
 
 const REASONS: Record<string, string> = {
   EACCES: "permission denied",
@@ -34,7 +34,7 @@ export const errnoOf = (error: unknown): string | undefined =>
  * (the root directory is an implementation detail the model does not need to see).
  */
 export const failure = (error: unknown): MemoryStoreError => {
-  if (error instanceof MemoryStoreError) return error;
+  if (isStoreError(error)) return error as MemoryStoreError;
   const code = errnoOf(error);
   const reason = code ? (REASONS[code] ?? `file system error (${code})`) : "unexpected file system error";
   return new StoreFailureError(reason, { cause: error });

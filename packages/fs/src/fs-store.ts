@@ -31,6 +31,7 @@ import {
   type FileData,
   type FileOrListing,
   isSameOrInside,
+  isStoreError,
   type Listing,
   type ListOptions,
   listingFromFiles,
@@ -152,11 +153,7 @@ const descriptorPathsWork = (root: string): boolean => {
 
 /** The errors a change throws before it changes anything. */
 const isRefusal = (error: unknown): boolean =>
-  error instanceof AlreadyExistsError ||
-  error instanceof ConflictError ||
-  error instanceof NotADirectoryError ||
-  error instanceof NotFoundError ||
-  error instanceof QuotaExceededError;
+  isStoreError(error) && !isStoreError(error, "STORE_FAILURE");
 
 /** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
 interface Descent {

@@ -1,9 +1,6 @@
 /** `HistoryStore`: a store around any store that keeps the earlier versions of every file. */
 import {
-  AlreadyExistsError,
-  backoffDelay,
   type ChangeContext,
-  ConflictError,
   emitChange,
   type FileData,
   isSameOrInside,
@@ -17,8 +14,9 @@ import {
   type StoreCapabilities,
   type StoredFile,
   type SweepResult,
-  sleep,
+  TooManyConflictsError,
   type Usage,
+  updateWithRetry,
   type Version,
   type WriteCondition,
 } from "@mem/core";
@@ -59,7 +57,6 @@ export interface HistoryOptions {
 
 const DAY = 24 * 60 * 60;
 const DEEP = 1024; // deeper than any valid path, to list every file beneath a directory
-const RESTORE_ATTEMPTS = 20;
 const REMEMBERED_READS = 32;
 /** Old versions of a path are removed after every this many versions kept by one instance. */
 const PRUNE_EVERY = 8;
@@ -67,6 +64,7 @@ const PRUNE_EVERY = 8;
 const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
 /** Over the byte bound, the oldest versions are removed until this share of it is left. */
 const LOW_WATER = 0.75;
+/** Tries of a running-total update; after them its bytes wait for the instance's next update. */
 const TOTAL_ATTEMPTS = 8;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -332,31 +330,23 @@ export class HistoryStore implements MemoryStore {
   async restore(path: string, id: string): Promise<{ replacedVersionId: string | undefined }> {
     const data = await this.readVersion(path, id);
     if (!data) throw new NotFoundError(path);
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.inner.read(path);
-      try {
-        let replacedVersionId: string | undefined;
-        if (current) {
-          replacedVersionId = await this.#keep(path, current.data);
-          await this.inner.write(path, data, { ifVersion: current.version });
-        } else {
-          await this.inner.write(path, data, { ifAbsent: true });
-        }
-        this.#reads.delete(path);
-        const sizeBefore = current ? current.data.byteLength : null;
-        const event = { command: "restore" as const, path, sizeBefore, sizeAfter: data.byteLength };
-        this.#emit(
-          replacedVersionId
-            ? { ...event, versionId: replacedVersionId, restoredFrom: id }
-            : { ...event, restoredFrom: id },
-          data,
-        );
-        return { replacedVersionId };
-      } catch (error) {
-        const raced = error instanceof ConflictError || error instanceof AlreadyExistsError;
-        if (!raced || attempt + 1 >= RESTORE_ATTEMPTS) throw error;
-      }
-    }
+    let replacedVersionId: string | undefined;
+    let sizeBefore: number | null = null;
+    await updateWithRetry(this.inner, path, async (current) => {
+      // Kept before every attempt: a lost race means another writer replaced what was kept.
+      replacedVersionId = current ? await this.#keep(path, current.data) : undefined;
+      sizeBefore = current ? current.data.byteLength : null;
+      return data;
+    });
+    this.#reads.delete(path);
+    const event = { command: "restore" as const, path, sizeBefore, sizeAfter: data.byteLength };
+    this.#emit(
+      replacedVersionId
+        ? { ...event, versionId: replacedVersionId, restoredFrom: id }
+        : { ...event, restoredFrom: id },
+      data,
+    );
+    return { replacedVersionId };
   }
 
   /** Every path below `dir` (default `/memories`) that has kept versions, sorted: files deleted or moved away included. */
@@ -489,23 +479,25 @@ export class HistoryStore implements MemoryStore {
   async #addToTotal(delta: number): Promise<number | null> {
     const change = delta + this.#uncounted;
     this.#uncounted = 0;
-    for (let attempt = 0; attempt < TOTAL_ATTEMPTS; attempt++) {
-      const current = await this.#history.read(this.#totalPath);
-      const before = current ? parseTotal(current.data) : null;
-      if (!current || before === null) return null;
-      const next = Math.max(0, before + change);
-      try {
-        await this.#history.write(this.#totalPath, encoder.encode(String(next)), {
-          ifVersion: current.version,
-        });
-        return next;
-      } catch (error) {
-        if (!isStoreError(error, "CONFLICT")) throw error;
-        await sleep(backoffDelay(attempt));
-      }
+    let next: number | null = null;
+    try {
+      await updateWithRetry(
+        this.#history,
+        this.#totalPath,
+        (current) => {
+          const before = current ? parseTotal(current.data) : null;
+          next = before === null ? null : Math.max(0, before + change);
+          return next === null ? null : encoder.encode(String(next));
+        },
+        { attempts: TOTAL_ATTEMPTS },
+      );
+      return next;
+    } catch (error) {
+      // `instanceof`: the loop's own error, from this copy of core (a store's errors are tested by shape).
+      if (!(error instanceof TooManyConflictsError)) throw error;
+      this.#uncounted = change;
+      return 0;
     }
-    this.#uncounted = change;
-    return 0;
   }
 
   /**
@@ -546,22 +538,22 @@ export class HistoryStore implements MemoryStore {
         }
       }
     }
-    for (let attempt = 0; attempt < TOTAL_ATTEMPTS; attempt++) {
-      const current = await this.#history.read(this.#totalPath);
-      const now = current ? parseTotal(current.data) : null;
-      const since = startTotal !== null && now !== null ? Math.max(0, now - startTotal) : 0;
-      try {
-        await this.#history.write(
-          this.#totalPath,
-          encoder.encode(String(total + since + this.#uncounted)),
-          current ? { ifVersion: current.version } : { ifAbsent: true },
-        );
-        this.#uncounted = 0;
-        return;
-      } catch (error) {
-        if (!isStoreError(error, "CONFLICT") && !isStoreError(error, "ALREADY_EXISTS")) throw error;
-        await sleep(backoffDelay(attempt));
-      }
+    try {
+      await updateWithRetry(
+        this.#history,
+        this.#totalPath,
+        (current) => {
+          const now = current ? parseTotal(current.data) : null;
+          const since = startTotal !== null && now !== null ? Math.max(0, now - startTotal) : 0;
+          return encoder.encode(String(total + since + this.#uncounted));
+        },
+        { attempts: TOTAL_ATTEMPTS },
+      );
+      this.#uncounted = 0;
+    } catch (error) {
+      // The bytes not yet counted wait for this instance's next update.
+      // `instanceof`: the loop's own error, from this copy of core (a store's errors are tested by shape).
+      if (!(error instanceof TooManyConflictsError)) throw error;
     }
   }
 

@@ -3,7 +3,7 @@
  * SQLSTATE and system error codes and fixed phrases only, never from messages, which can name hosts,
  * users, databases or values.
  */
-import { StoreFailureError, systemReason } from "@mem/core";
+import { isStoreError, StoreFailureError, systemReason } from "@mem/core";
 
 /** SQLSTATEs that mean "try the whole statement again": nothing of it was applied. */
 export const RETRYABLE = new Set(["40001", "40P01"]);
@@ -60,7 +60,7 @@ export const neverSent = (error: unknown): boolean =>
   error instanceof Error && /not queryable|^Cannot use a pool after calling end/.test(error.message);
 
 export const reasonOf = (error: unknown): string => {
-  if (error instanceof StoreFailureError) return error.reason;
+  if (isStoreError(error, "STORE_FAILURE")) return (error as StoreFailureError).reason;
   if (!(error instanceof Error)) return "database error";
   const state = sqlStateOf(error);
   if (state) {
@@ -79,7 +79,7 @@ export const reasonOf = (error: unknown): string => {
  * have changed something: when the server's answer never came, the change may have been applied.
  */
 export const toStoreFailure = (error: unknown, sent: boolean): StoreFailureError => {
-  if (error instanceof StoreFailureError) return error;
+  if (isStoreError(error, "STORE_FAILURE")) return error as StoreFailureError;
   const mayBeApplied = sent && sqlStateOf(error) === undefined && !neverSent(error);
   return new StoreFailureError(reasonOf(error), { cause: error, mayBeApplied });
 };

@@ -7,6 +7,7 @@ import {
   type ExpiryOptions,
   type FileData,
   type FileOrListing,
+  isStoreError,
   type ListEntry,
   type Listing,
   type ListOptions,
@@ -401,7 +402,7 @@ export class PostgresStore implements MemoryStore {
       await this.#write(path, next, { ifVersion: file.version }, {});
       return true;
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
+      if (!isStoreError(error, "CONFLICT")) throw error;
     }
     await this.#ready();
     for (let attempt = 0; ; attempt++) {
@@ -644,7 +645,7 @@ const migrate = async (shared: Shared): Promise<void> => {
       throw error;
     }
   } catch (error) {
-    if (sqlStateOf(error) === undefined && !(error instanceof StoreFailureError)) broken = error as Error;
+    if (sqlStateOf(error) === undefined && !isStoreError(error, "STORE_FAILURE")) broken = error as Error;
     throw error;
   } finally {
     client.off("error", ignore);

@@ -1,11 +1,11 @@
-import { StoreFailureError, systemReason } from "@mem/core";
+import { isStoreError, StoreFailureError, systemReason } from "@mem/core";
 
 /**
  * Turns a client or server error into a `StoreFailureError` whose reason is safe to show: built from
  * error codes and fixed phrases only, never from messages that could echo a URL, password or data.
  */
 export const toStoreFailure = (error: unknown): StoreFailureError => {
-  if (error instanceof StoreFailureError) return error;
+  if (isStoreError(error, "STORE_FAILURE")) return error as StoreFailureError;
   return new StoreFailureError(reasonOf(error), { cause: error });
 };
 

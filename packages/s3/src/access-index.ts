@@ -8,8 +8,17 @@
  * writes (`If-Match`), retried, so concurrent processes never lose each other's times. A file with no
  * recorded time (written without expiry) counts as accessed when a sweep first meets it.
  */
-import { type Expiry, isSameOrInside, StoreFailureError } from "@mem/core";
-import type { Bucket } from "./bucket.js";
+import {
+  AlreadyExistsError,
+  ConflictError,
+  type Expiry,
+  isSameOrInside,
+  StoreFailureError,
+  TooManyConflictsError,
+  type UpdatableStore,
+  updateWithRetry,
+} from "@mem/core";
+import type { Bucket, PutCondition } from "./bucket.js";
 
 type Times = Map<string, number>;
 
@@ -67,19 +76,43 @@ export class AccessIndex {
 
   /** Applies `change` to the recorded times with a conditional write, retried when another process won. */
   async update(change: (times: Times) => void): Promise<void> {
-    for (let attempt = 0; attempt < 20; attempt++) {
-      const object = await this.bucket.get(this.key);
-      const times = object ? parse(object.data) : new Map<string, number>();
-      change(times);
-      const out = await this.bucket.put(
+    try {
+      await updateWithRetry(
+        this.#versioned,
         this.key,
-        serialize(times),
-        object ? { ifMatch: object.etag } : { ifNoneMatch: "*" },
-        { contentType: "application/json" },
+        (object) => {
+          const times = object ? parse(object.data) : new Map<string, number>();
+          change(times);
+          return serialize(times);
+        },
+        // S3 round trips are slow: fewer, longer-spaced attempts than core's default.
+        { attempts: 20, backoff: { baseMs: 10, capMs: 320 } },
       );
-      if (!("refused" in out)) return;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** Math.min(attempt, 5)));
+    } catch (error) {
+      // `instanceof`: the loop's own error, from this copy of core; the key stays out of the reason.
+      if (error instanceof TooManyConflictsError) {
+        throw new StoreFailureError("the access-time index kept changing under concurrent updates");
+      }
+      throw error;
     }
-    throw new StoreFailureError("the access-time index kept changing under concurrent updates");
+  }
+
+  /** The index object as a versioned file (its ETag the version), refusals as lost races. */
+  get #versioned(): UpdatableStore {
+    const { bucket } = this;
+    return {
+      read: async (key) => {
+        const object = await bucket.get(key);
+        return object ? { data: object.data, version: object.etag } : null;
+      },
+      write: async (key, data, condition) => {
+        const precondition: PutCondition =
+          "ifVersion" in condition ? { ifMatch: condition.ifVersion } : { ifNoneMatch: "*" };
+        const out = await bucket.put(key, data, precondition, { contentType: "application/json" });
+        if ("refused" in out)
+          throw "ifVersion" in condition ? new ConflictError(key) : new AlreadyExistsError(key);
+        return { version: out.etag };
+      },
+    };
   }
 }

@@ -1,5 +1,5 @@
 /** Turns errors of the S3 client into the typed store errors, with reasons that are safe to show. */
-import { StoreFailureError } from "@mem/core";
+import { isStoreError, StoreFailureError } from "@mem/core";
 
 interface ClientError {
   name?: unknown;
@@ -42,7 +42,7 @@ export const storeFailure = (
   error: unknown,
   options: { mayBeApplied?: boolean } = {},
 ): StoreFailureError => {
-  if (error instanceof StoreFailureError) return error;
+  if (isStoreError(error, "STORE_FAILURE")) return error as StoreFailureError;
   const { name, code } = (error ?? {}) as ClientError;
   const status = statusOf(error);
   const known = [code, name].find((c): c is string => typeof c === "string" && c in NETWORK_REASONS);

@@ -11,6 +11,7 @@ import {
   type FileData,
   type FileOrListing,
   isSameOrInside,
+  isStoreError,
   type Listing,
   type ListOptions,
   listingFromFiles,
@@ -420,7 +421,9 @@ export class S3Store implements MemoryStore {
       } catch (error) {
         // The copy is made, so the command is half applied: the file is at both paths until one is
         // deleted (running the rename again now answers that the destination exists).
-        const reason = error instanceof StoreFailureError ? error.reason : "S3 DeleteObject request failed";
+        const reason = isStoreError(error, "STORE_FAILURE")
+          ? (error as StoreFailureError).reason
+          : "S3 DeleteObject request failed";
         throw new StoreFailureError(reason, { mayBeApplied: true });
       }
       return;

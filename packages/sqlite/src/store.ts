@@ -1,6 +1,5 @@
 import {
   AlreadyExistsError,
-  backoffDelay,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -19,8 +18,8 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
-  sleep,
   type Usage,
+  updateWithRetry,
   type Version,
   type WriteCondition,
 } from "@mem/core";
@@ -225,32 +224,34 @@ export class SqliteStore implements MemoryStore {
   }
 
   async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | Error>> {
-    for (let attempt = 0; ; attempt++) {
-      const file = await this.read(path);
-      if (!file) return round.map(() => false);
-      let data = file.data;
-      let changed = false;
-      const outcomes = round.map((edit): boolean | Error => {
-        try {
-          const next = edit.change(data);
-          if (next !== null) {
-            data = next;
-            changed = true;
-          }
-          return true;
-        } catch (error) {
-          return error as Error;
+    let outcomes: Array<boolean | Error> = [];
+    await updateWithRetry(
+      this,
+      path,
+      (file) => {
+        if (!file) {
+          outcomes = round.map(() => false);
+          return null;
         }
-      });
-      if (!changed) return outcomes;
-      try {
-        await this.write(path, data, { ifVersion: file.version });
-        return outcomes;
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt + 1 >= EDIT_ATTEMPTS) throw error;
-        await sleep(backoffDelay(attempt));
-      }
-    }
+        let data = file.data;
+        let changed = false;
+        outcomes = round.map((edit): boolean | Error => {
+          try {
+            const next = edit.change(data);
+            if (next !== null) {
+              data = next;
+              changed = true;
+            }
+            return true;
+          } catch (error) {
+            return error as Error;
+          }
+        });
+        return changed ? data : null;
+      },
+      { attempts: EDIT_ATTEMPTS },
+    );
+    return outcomes;
   }
 
   /** Files and bytes of this scope, hidden files included, from its maintained totals: one row read. */

@@ -1,5 +1,6 @@
 export * from "./examples.js";
 export * from "./fixtures.js";
+export * from "./foreign-errors.js";
 export * from "./memory-script.js";
 export * from "./ports.js";
 export * from "./postgres.js";

@@ -1,12 +1,9 @@
 /** `mem put URL LOCALFILE PATH`: puts a local file (an image, any bytes) into memory through the store API. */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { isStoreError, type MemoryStore } from "@mem/core";
+import { isStoreError, type MemoryStore, TooManyConflictsError, updateWithRetry } from "@mem/core";
 import { CommandError } from "../context.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, URL_ARGUMENT } from "./common.js";
-
-/** How often an overwrite is tried again when another writer changed the file in between. */
-const OVERWRITE_ATTEMPTS = 10;
 
 const readLocal = async (file: string): Promise<Uint8Array> => {
   try {
@@ -24,24 +21,27 @@ const put = async (
   data: Uint8Array,
   overwrite: boolean,
 ): Promise<boolean> => {
-  for (let attempt = 0; attempt < OVERWRITE_ATTEMPTS; attempt++) {
-    const current = overwrite ? await store.read(path) : null;
-    try {
-      await store.write(path, data, current ? { ifVersion: current.version } : { ifAbsent: true });
-      return current !== null;
-    } catch (error) {
-      if (isStoreError(error, "NOT_A_DIRECTORY")) {
-        throw new CommandError(`${path} cannot be written: a file is among its parent directories.`);
-      }
-      const taken = isStoreError(error, "ALREADY_EXISTS");
-      if (taken && (await store.stat(path))?.kind === "directory")
-        throw new CommandError(`${path} is a directory.`);
-      if (taken && !overwrite)
+  let replaced = false;
+  try {
+    await updateWithRetry(store, path, (current) => {
+      if (current && !overwrite)
         throw new CommandError(`${path} already exists; add --overwrite to replace it.`);
-      if (!taken && !isStoreError(error, "CONFLICT")) throw error;
+      replaced = current !== null;
+      return data;
+    });
+    return replaced;
+  } catch (error) {
+    if (isStoreError(error, "NOT_A_DIRECTORY")) {
+      throw new CommandError(`${path} cannot be written: a file is among its parent directories.`);
     }
+    // Only a directory's AlreadyExistsError comes out of the update; a file there is handled above.
+    if (isStoreError(error, "ALREADY_EXISTS")) throw new CommandError(`${path} is a directory.`);
+    // `instanceof`: the loop's own error, from this copy of core.
+    if (error instanceof TooManyConflictsError) {
+      throw new CommandError(`${path} kept changing while it was written; nothing was written, try again.`);
+    }
+    throw error;
   }
-  throw new CommandError(`${path} kept changing while it was written; nothing was written, try again.`);
 };
 
 export const putCommand: CommandModule = (program, ctx) => {

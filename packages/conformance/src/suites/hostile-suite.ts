@@ -1,10 +1,4 @@
-import {
-  AlreadyExistsError,
-  executeCommand,
-  type MemoryStore,
-  NotADirectoryError,
-  type ToolResult,
-} from "@mem/core";
+import { executeCommand, isStoreError, type MemoryStore, type ToolResult } from "@mem/core";
 import fc from "fast-check";
 import { NOT_ALLOWED_INFIX, OUTSIDE_SUFFIX } from "../golden/expected.js";
 import {
@@ -68,7 +62,7 @@ class CheckedRunner {
         await this.store.write(path, encoder.encode(text), { ifAbsent: true });
       } catch (error) {
         // A successful call may have put a file where a seeded directory was; that is fine.
-        if (!(error instanceof NotADirectoryError || error instanceof AlreadyExistsError)) throw error;
+        if (!isStoreError(error, "NOT_A_DIRECTORY") && !isStoreError(error, "ALREADY_EXISTS")) throw error;
       }
     }
   }
