@@ -152,8 +152,7 @@ const descriptorPathsWork = (root: string): boolean => {
 };
 
 /** The errors a change throws before it changes anything. */
-const isRefusal = (error: unknown): boolean =>
-  isStoreError(error) && !isStoreError(error, "STORE_FAILURE");
+const isRefusal = (error: unknown): boolean => isStoreError(error) && !isStoreError(error, "STORE_FAILURE");
 
 /** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
 interface Descent {
