@@ -11,5 +11,6 @@ export {
   type TranscriptOptions,
 } from "./golden.js";
 export { type ConformanceOptions, type ConformanceTarget, runConformance } from "./run-conformance.js";
+export type { RawRecord } from "./suites/erasure-suite.js";
 export { FakeClock } from "./suites/expiry-suite.js";
 export { playTranscript, type TranscriptExecutor } from "./transcript.js";

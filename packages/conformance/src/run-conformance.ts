@@ -5,6 +5,7 @@ import { concurrencySuite } from "./suites/concurrency-suite.js";
 import { type ExpiringHarness, expirySuite } from "./suites/expiry-suite.js";
 import { failureSuite } from "./suites/failure-suite.js";
 import { goldenSuite } from "./suites/golden-suite.js";
+import { erasureSuite, type RawRecord } from "./suites/erasure-suite.js";
 import type { Harness } from "./suites/harness.js";
 import { hostileSuite } from "./suites/hostile-suite.js";
 import { quotaSuite } from "./suites/quota-suite.js";
@@ -53,6 +54,13 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
    * Every built-in store gives it.
    */
   readonly createExpiring?: (options: Required<ExpiryOptions>) => S | Promise<S>;
+  /**
+   * The store implements `tenants()` and `purge()`: runs the erasure suite. `dump` reads every record the
+   * medium holds for the store (keys and values, rows, objects, files) around the contract; the suite
+   * checks that a purged tenant leaves no record naming it or holding what it wrote. Runs on
+   * `createExpiring`'s stores when given (so access indexes exist), else on `create`'s.
+   */
+  readonly erasure?: { readonly dump: (store: S) => Promise<readonly RawRecord[]> };
   readonly options?: ConformanceOptions;
 }
 
@@ -119,6 +127,19 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
           using(() => createExpiring({ expireAfterSeconds: 60, clock: clock.now }), body),
       };
       expirySuite(expiring);
+    }
+    const erasure = target.erasure;
+    if (erasure) {
+      erasureSuite({
+        ...harness,
+        dump: erasure.dump,
+        withErasureStore: (clock, body) =>
+          using(
+            () =>
+              createExpiring ? createExpiring({ expireAfterSeconds: 3600, clock: clock.now }) : target.create(),
+            body,
+          ),
+      });
     }
   });
 }
