@@ -2,10 +2,10 @@ import type { ExpiryOptions, MemoryStore } from "@mem/core";
 import { describe } from "vitest";
 import { type GoldenTranscript, loadGoldenTranscripts } from "./golden.js";
 import { concurrencySuite } from "./suites/concurrency-suite.js";
+import { erasureSuite, type RawRecord } from "./suites/erasure-suite.js";
 import { type ExpiringHarness, expirySuite } from "./suites/expiry-suite.js";
 import { failureSuite } from "./suites/failure-suite.js";
 import { goldenSuite } from "./suites/golden-suite.js";
-import { erasureSuite, type RawRecord } from "./suites/erasure-suite.js";
 import type { Harness } from "./suites/harness.js";
 import { hostileSuite } from "./suites/hostile-suite.js";
 import { quotaSuite } from "./suites/quota-suite.js";
@@ -136,7 +136,9 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
         withErasureStore: (clock, body) =>
           using(
             () =>
-              createExpiring ? createExpiring({ expireAfterSeconds: 3600, clock: clock.now }) : target.create(),
+              createExpiring
+                ? createExpiring({ expireAfterSeconds: 3600, clock: clock.now })
+                : target.create(),
             body,
           ),
       });

@@ -29,7 +29,13 @@ import type {
   WriteQuota,
 } from "./store.js";
 import { checkTenant } from "./tenant.js";
-import { compareTenantIds, purgeOptions, tenantPage, tenantPageOptions, unscopedPurgeError } from "./tenants.js";
+import {
+  compareTenantIds,
+  purgeOptions,
+  tenantPage,
+  tenantPageOptions,
+  unscopedPurgeError,
+} from "./tenants.js";
 import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
 
 interface Entry {

@@ -11,7 +11,10 @@ export const MAX_TENANT_PAGE = 1000;
  * The checked options of `tenants()`: `after` a tenant id (or absent), `limit` an integer from 1 to
  * `MAX_TENANT_PAGE` (default `DEFAULT_TENANT_PAGE`). Anything else is a `TypeError` naming the option.
  */
-export function tenantPageOptions(options: TenantsOptions | undefined): { after: string | undefined; limit: number } {
+export function tenantPageOptions(options: TenantsOptions | undefined): {
+  after: string | undefined;
+  limit: number;
+} {
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new TypeError("tenants() options must be an object");
   }
@@ -43,7 +46,9 @@ export function purgeOptions(options: PurgeOptions | undefined): { dryRun: boole
 
 /** The `TypeError` of `purge()` on a store that is not a tenant's scope. */
 export function unscopedPurgeError(): TypeError {
-  return new TypeError("purge() needs a scoped store (store.scope(tenant)); an unscoped store is never purged whole");
+  return new TypeError(
+    "purge() needs a scoped store (store.scope(tenant)); an unscoped store is never purged whole",
+  );
 }
 
 /**

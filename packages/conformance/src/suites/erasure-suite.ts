@@ -44,15 +44,22 @@ async function fill(store: MemoryStore, tag: string): Promise<void> {
   await must(store, { command: "create", path: "/memories/dir/a/two.md", file_text: `${renamed}\n` });
   await must(store, { command: "rename", old_path: "/memories/dir", new_path: "/memories/moved" });
   await must(store, { command: "create", path: "/memories/edit.md", file_text: "before\n" });
-  await must(store, { command: "str_replace", path: "/memories/edit.md", old_str: "before", new_str: edited });
+  await must(store, {
+    command: "str_replace",
+    path: "/memories/edit.md",
+    old_str: "before",
+    new_str: edited,
+  });
   await must(store, { command: "create", path: "/memories/gone.md", file_text: `${file} gone\n` });
   await must(store, { command: "delete", path: "/memories/gone.md" });
-  await store.write(
-    "/memories/.mem-history/0123456789abcdef/v1",
-    new TextEncoder().encode(`${history}\n`),
-    { ifAbsent: true },
-  );
-  await must(scopeOf(store, "inner"), { command: "create", path: "/memories/deep.md", file_text: `${nested}\n` });
+  await store.write("/memories/.mem-history/0123456789abcdef/v1", new TextEncoder().encode(`${history}\n`), {
+    ifAbsent: true,
+  });
+  await must(scopeOf(store, "inner"), {
+    command: "create",
+    path: "/memories/deep.md",
+    file_text: `${nested}\n`,
+  });
 }
 
 const mentions = (records: readonly RawRecord[], needles: readonly string[]): RawRecord[] =>
@@ -90,7 +97,8 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
         }
         const keptBefore = sorted(mentions(before, keptNeedles));
 
-        const dry = await (scopeOf(store, gone).purge?.({ dryRun: true }) ?? Promise.reject(new Error("no purge")));
+        const dry = await (scopeOf(store, gone).purge?.({ dryRun: true }) ??
+          Promise.reject(new Error("no purge")));
         expect(dry.files).toBeGreaterThanOrEqual(7);
         expect(dry.bytes).toBeGreaterThan(0);
         expect(sorted(await harness.dump(store))).toEqual(sorted(before));
@@ -120,9 +128,9 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
         await must(store, { command: "create", path: "/memories/root.md", file_text: "root\n" });
         expect(await scopeOf(store, `nobody${run}`).purge?.()).toMatchObject({ files: 0, bytes: 0 });
         await expect(store.purge?.() ?? Promise.reject(new TypeError("no purge"))).rejects.toThrow(TypeError);
-        await expect(store.purge?.({ dryRun: true }) ?? Promise.reject(new TypeError("no purge"))).rejects.toThrow(
-          TypeError,
-        );
+        await expect(
+          store.purge?.({ dryRun: true }) ?? Promise.reject(new TypeError("no purge")),
+        ).rejects.toThrow(TypeError);
         expect(() => scopeOf(store, "../x")).toThrow(TypeError);
         expect(new TextDecoder().decode((await store.read("/memories/root.md"))?.data)).toBe("root\n");
       }),
