@@ -60,7 +60,11 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
    * checks that a purged tenant leaves no record naming it or holding what it wrote. Runs on
    * `createExpiring`'s stores when given (so access indexes exist), else on `create`'s.
    */
-  readonly erasure?: { readonly dump: (store: S) => Promise<readonly RawRecord[]> };
+  readonly erasure?: {
+    readonly dump: (store: S) => Promise<readonly RawRecord[]>;
+    /** The medium holds file contents as written (default true; false for an encrypting store). */
+    readonly plaintext?: boolean;
+  };
   readonly options?: ConformanceOptions;
 }
 
@@ -133,6 +137,7 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
       erasureSuite({
         ...harness,
         dump: erasure.dump,
+        plaintext: erasure.plaintext !== false,
         withErasureStore: (clock, body) =>
           using(
             () =>
