@@ -4,7 +4,7 @@ import { type RedisCluster, type RedisServer, startRedisCluster } from "@mem/tes
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore, recommendedClusterOptions } from "../src/index.js";
-import { bytes, textOf } from "./support.js";
+import { bytes, dumpKeys, textOf } from "./support.js";
 
 let cluster: RedisCluster;
 let client: Cluster;
@@ -51,6 +51,7 @@ runConformance<RedisStore>({
     stores += 1;
     return new RedisStore({ client, prefix: `cluster-conformance-expiring-${stores}`, ...expiry });
   },
+  erasure: { dump: () => dumpKeys(client.nodes("master")) },
 });
 
 describe("RedisStore on Redis Cluster", () => {
