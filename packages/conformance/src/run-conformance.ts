@@ -62,6 +62,8 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
    */
   readonly erasure?: {
     readonly dump: (store: S) => Promise<readonly RawRecord[]>;
+    /** `create` makes tenants' stores, whose `purge()` works (default false: it must be a `TypeError`). */
+    readonly createIsScoped?: boolean;
     /** The medium holds file contents as written (default true; false for an encrypting store). */
     readonly plaintext?: boolean;
   };
@@ -138,6 +140,7 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
         ...harness,
         dump: erasure.dump,
         plaintext: erasure.plaintext !== false,
+        createIsScoped: erasure.createIsScoped === true,
         withErasureStore: (clock, body) =>
           using(
             () =>
