@@ -62,6 +62,11 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> {
    */
   readonly erasure?: {
     readonly dump: (store: S) => Promise<readonly RawRecord[]>;
+    /**
+     * `tenants()` pages in the byte order of `id + "/"` (an S3 bucket's key order), which differs from
+     * the order of ids where one id extends another by `+`, `-` or `.`. Default false.
+     */
+    readonly tenantKeyOrder?: boolean;
     /** `create` makes tenants' stores, whose `purge()` works (default false: it must be a `TypeError`). */
     readonly createIsScoped?: boolean;
     /** The medium holds file contents as written (default true; false for an encrypting store). */
@@ -141,6 +146,7 @@ export function runConformance<S extends MemoryStore>(target: ConformanceTarget<
         dump: erasure.dump,
         plaintext: erasure.plaintext !== false,
         createIsScoped: erasure.createIsScoped === true,
+        tenantKeyOrder: erasure.tenantKeyOrder === true,
         withErasureStore: (clock, body) =>
           using(
             () =>

@@ -13,6 +13,8 @@ export interface RawRecord {
 export interface ErasureHarness<S extends MemoryStore> extends Harness<S> {
   /** Every record the medium holds for `store` (every key and value, row, object, file), read directly. */
   readonly dump: (store: S) => Promise<readonly RawRecord[]>;
+  /** `tenants()` pages in the byte order of `id + "/"` (an S3 bucket's key order), not of ids. */
+  readonly tenantKeyOrder: boolean;
   /** `create`'s stores are themselves tenants (so their `purge()` is allowed, not a `TypeError`). */
   readonly createIsScoped: boolean;
   /** The medium holds what the tenant wrote in plaintext (false for an encrypting wrapper). */
@@ -163,7 +165,8 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
           file_text: "n\n",
         });
         await must(store, { command: "create", path: "/memories/root.md", file_text: "root\n" });
-        const expected = [...ids].sort((p, q) => (p < q ? -1 : p > q ? 1 : 0));
+        const key = (id: string) => (harness.tenantKeyOrder ? `${id}/` : id);
+        const expected = [...ids].sort((p, q) => (key(p) < key(q) ? -1 : key(p) > key(q) ? 1 : 0));
         const seen: string[] = [];
         let after: string | undefined;
         let pages = 0;
