@@ -240,13 +240,14 @@ export class FsStore implements MemoryStore {
   }
 
   /**
-   * The tenants of this root that hold a live file, in byte order of id, with their files, bytes and
-   * newest access (see tenants.ts): one `readdir` of the tenants directory, a metadata walk per listed tenant.
+   * The tenants of this root that hold a file, in byte order of id, with their files, bytes and newest
+   * access, expired files counted until reclaimed (see tenants.ts): one `readdir` of the tenants
+   * directory, a metadata walk per listed tenant.
    */
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
     try {
-      return await listTenants(this.root, after, limit, this.expiry);
+      return await listTenants(this.root, after, limit);
     } catch (error) {
       throw failure(error);
     }

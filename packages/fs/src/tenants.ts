@@ -5,14 +5,7 @@
  */
 import { lstat, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  compareTenantIds,
-  type Expiry,
-  type PurgeResult,
-  type TenantInfo,
-  type TenantPage,
-  tenantPage,
-} from "@mem/core";
+import { compareTenantIds, type PurgeResult, type TenantInfo, type TenantPage, tenantPage } from "@mem/core";
 import { errnoOf } from "./failure.js";
 import { isReservedName, RESERVED_PREFIX, TENANTS_DIR } from "./names.js";
 
@@ -26,7 +19,7 @@ interface Totals {
   files: number;
   bytes: number;
   lastAccess: number;
-  /** A live file anywhere beneath, nested tenants included. */
+  /** A file anywhere beneath, nested tenants included. */
   holds: boolean;
 }
 
@@ -41,15 +34,10 @@ const entriesOf = async (dir: string): Promise<string[]> => {
 
 /**
  * Files, bytes and newest modification of the files of one root (its own; nested tenants only set
- * `holds`). Reserved names are bookkeeping and not counted; expired files are not counted either.
+ * `holds`). Reserved names are bookkeeping and not counted. Expired files are counted: they are on the
+ * medium until reclaimed, and their times are what `mem sweep --tenants` judges a tenant by.
  */
-async function measure(
-  dir: string,
-  expiry: Expiry | null,
-  now: number,
-  own: boolean,
-  into: Totals,
-): Promise<void> {
+async function measure(dir: string, own: boolean, into: Totals): Promise<void> {
   for (const name of await entriesOf(dir)) {
     const path = join(dir, name);
     let stats: Awaited<ReturnType<typeof lstat>>;
@@ -60,9 +48,8 @@ async function measure(
       throw error;
     }
     if (stats.isDirectory()) {
-      await measure(path, expiry, now, own && name !== TENANTS_DIR, into);
+      await measure(path, own && name !== TENANTS_DIR, into);
     } else if (stats.isFile() && !isReservedName(name)) {
-      if (expiry?.isExpired(stats.mtimeMs, now)) continue;
       into.holds = true;
       if (!own) continue;
       into.files += 1;
@@ -73,7 +60,7 @@ async function measure(
 }
 
 /**
- * The tenants of the root at `root` that hold a live file (their own or a nested tenant's), in byte
+ * The tenants of the root at `root` that hold a file (their own or a nested tenant's), in byte
  * order: one `readdir` of the tenants directory, then a metadata walk of the page's tenants only.
  * `lastAccess` is the newest modification time of a tenant's files, which is the access time expiry
  * keeps (reads touch files when expiry is on).
@@ -82,18 +69,16 @@ export async function listTenants(
   root: string,
   after: string | undefined,
   limit: number,
-  expiry: Expiry | null,
 ): Promise<TenantPage> {
   const tenantsDir = join(root, TENANTS_DIR);
   const ids = (await entriesOf(tenantsDir))
     .filter((name) => VALID_ID.test(name) && name !== "." && name !== "..")
     .filter((id) => after === undefined || compareTenantIds(id, after) > 0)
     .sort(compareTenantIds);
-  const now = expiry?.now() ?? 0;
   const found: TenantInfo[] = [];
   for (const id of ids) {
     const totals: Totals = { files: 0, bytes: 0, lastAccess: 0, holds: false };
-    await measure(join(tenantsDir, id), expiry, now, true, totals);
+    await measure(join(tenantsDir, id), true, totals);
     if (!totals.holds) continue;
     found.push(
       totals.lastAccess > 0

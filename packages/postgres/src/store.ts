@@ -388,27 +388,26 @@ export class PostgresStore implements MemoryStore {
   /**
    * The direct tenants of this store that hold a file (or nested tenants that do), in byte order: one
    * statement per page, whose cost grows with the page, not with the number of tenants (see tenants.ts).
-   * With expiry, `files` counts live files and `bytes` is left out.
+   * `files` and `bytes` are the tenant's totals (with expiry, expired files count until reclaimed);
+   * `lastAccess` its newest file access.
    */
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
     const prefix = childPrefix(this.tenantKey);
-    const cutoff = this.#cutoff();
     const start = after === undefined ? prefix : `${prefix}${after}`;
     const result = await this.#run(
       tenantsStatement(this.#shared.names),
-      [prefix, prefixEnd(prefix), start, limit + 1, cutoff, after ?? ""],
+      [prefix, prefixEnd(prefix), start, limit + 1, after ?? ""],
       false,
     );
     const rows = result.rows;
     const tenants: TenantInfo[] = [];
     for (const row of rows.slice(0, limit)) {
       const id = String(row["r_id"]);
-      const files = cutoff === null ? Number(row["r_files"] ?? 0) : Number(row["r_live"] ?? 0);
+      const files = Number(row["r_files"] ?? 0);
       if (files === 0 && row["r_nested"] !== true) continue;
       const access = row["r_access"] === null ? undefined : Number(row["r_access"]);
-      const info: TenantInfo =
-        cutoff === null ? { id, files, bytes: Number(row["r_bytes"] ?? 0) } : { id, files };
+      const info: TenantInfo = { id, files, bytes: Number(row["r_bytes"] ?? 0) };
       tenants.push(access === undefined ? info : { ...info, lastAccess: access });
     }
     const next = rows.length > limit ? String(rows[limit - 1]?.["r_id"]) : undefined;

@@ -19,8 +19,7 @@ export const prefixEnd = (prefix: string): string => `${prefix.slice(0, -1)}0`;
 
 /**
  * One page of direct tenants: $1 the prefix, $2 its end, $3 the key to start after (the prefix itself for
- * the first page), $4 how many ids to find, $5 the expiry cutoff (NULL: none), $6 the id to start after
- * ('' for the first page).
+ * the first page), $4 how many ids to find, $5 the id to start after ('' for the first page).
  *
  * The ids come from a loose index scan of the primary key: each step is one probe for the least key at
  * or above a bound. A key whose tenant id is new gives the next id; a key of an id already given (a
@@ -31,7 +30,7 @@ export const prefixEnd = (prefix: string): string => `${prefix.slice(0, -1)}0`;
 export const tenantsStatement = (n: SqlNames): Statement => ({
   name: `mem:${n.key}:tenants`,
   text: `WITH RECURSIVE walk(lo, last, id) AS (
-    SELECT ($3::text || chr(1)) COLLATE "C", $6::text COLLATE "C", NULL::text COLLATE "C"
+    SELECT ($3::text || chr(1)) COLLATE "C", $5::text COLLATE "C", NULL::text COLLATE "C"
     UNION ALL
     SELECT CASE WHEN s.fresh THEN $1 || s.d || chr(1) ELSE $1 || s.d || '0' END,
       CASE WHEN s.fresh THEN s.d ELSE w.last END,
@@ -46,10 +45,7 @@ export const tenantsStatement = (n: SqlNames): Statement => ({
   ), ids AS (SELECT id FROM walk WHERE id IS NOT NULL LIMIT $4)
   SELECT ids.id AS r_id, r.files AS r_files, r.bytes AS r_bytes,
     EXISTS (SELECT 1 FROM ${n.table} x WHERE x.tenant > $1 || ids.id || '/' AND x.tenant < $1 || ids.id || '0') AS r_nested,
-    (SELECT max(a.accessed_at) FROM ${n.table} a
-      WHERE a.tenant = $1 || ids.id AND a.kind = 'f' AND ($5::bigint IS NULL OR a.accessed_at >= $5)) AS r_access,
-    (SELECT count(*) FROM ${n.table} a
-      WHERE a.tenant = $1 || ids.id AND a.kind = 'f' AND $5::bigint IS NOT NULL AND a.accessed_at >= $5) AS r_live
+    (SELECT max(a.accessed_at) FROM ${n.table} a WHERE a.tenant = $1 || ids.id AND a.kind = 'f') AS r_access
   FROM ids LEFT JOIN ${n.table} r ON r.tenant = $1 || ids.id AND r.path = '/memories'
   ORDER BY ids.id COLLATE "C"`,
 });

@@ -45,7 +45,9 @@ describe("PostgresStore erasure", () => {
     }
     expect(pages).toBe(11);
     expect(seen).toEqual(expected);
-    expect((await store.scope("t00001").tenants()).tenants).toMatchObject([{ id: "inner", files: 1, bytes: 1 }]);
+    expect((await store.scope("t00001").tenants()).tenants).toMatchObject([
+      { id: "inner", files: 1, bytes: 1 },
+    ]);
   });
 
   it("purge() is refused on the unscoped store and removes every row of a tenant in one transaction", async () => {
