@@ -338,6 +338,8 @@ describe("output", () => {
       "verify",
       "du",
       "sweep",
+      "tenants",
+      "purge",
       "rotate",
       "history",
       "restore",
