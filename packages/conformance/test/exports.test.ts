@@ -17,6 +17,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "GoldenFormatError",
       "GoldenStep",
       "GoldenTranscript",
+      "RawRecord",
       "TranscriptExecutor",
       "TranscriptOptions",
       "goldenDirectory",
