@@ -108,6 +108,25 @@ describe("mem tenants", () => {
   });
 });
 
+describe("a store that keeps no figures per tenant (S3)", () => {
+  it("shows - for them, and sweep --tenants keeps its tenants and says why", async () => {
+    const url = freshUrl(servers, "s3");
+    await withStore(servers, url, async (store) => {
+      await create(scopeOf(store, "carol"), "/memories/c.md", "c\n");
+    });
+    const table = await mem(["tenants", url]);
+    expect(table.code).toBe(0);
+    expect(table.out).toBe("TENANT  FILES  BYTES  LAST ACCESS\ncarol   -      -      -\n");
+    const swept = await mem(["sweep", url, "--tenants", "--expire-after", "1"]);
+    expect(swept.code).toBe(0);
+    expect(swept.out).toBe("Purged 0 tenant(s) not accessed for 1 s.\n");
+    expect(swept.stderr).toBe("1 tenant(s) kept: this store does not record when they were last accessed.\n");
+    const purged = await mem(["purge", url, "--tenant", "carol", "--yes", "--json"]);
+    expect(JSON.parse(purged.out)).toEqual({ dryRun: false, files: 1, bytes: 2, versions: 0 });
+    expect((await mem(["tenants", url])).out).toBe("No tenants.\n");
+  });
+});
+
 describe("mem purge", () => {
   it("refuses without --yes, shows what would go with --dry-run, then erases only that tenant", async () => {
     const url = freshUrl(servers, "fs");
@@ -311,5 +330,8 @@ describe("mem history --redact", () => {
     const unknown = await mem(["history", url, "/memories/a.md", "--redact", "nope"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe('mem: /memories/a.md has no version "nope"; see mem history.\n');
+    const stray = await mem(["history", url, "/memories/a.md", "--actor", "dpo"]);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toBe("mem: --actor goes with --redact.\n");
   });
 });

@@ -29,6 +29,9 @@ export const history: CommandModule = (program, ctx) => {
     )
     .action(
       async (url: string, raw: string, options: { json?: boolean; redact?: string; actor?: string }) => {
+        if (options.actor !== undefined && options.redact === undefined) {
+          throw new CommandError("--actor goes with --redact.", 2);
+        }
         await ctx.withStore(
           url,
           async (store) => {
