@@ -9,9 +9,10 @@ beforeAll(async () => {
   fx = await startFixture();
 });
 
+// Stopping empties the bucket, which holds the 10,000 tenants of the paging test.
 afterAll(async () => {
   await fx?.stop();
-});
+}, 300_000);
 
 /** Every key and body under `prefix` that names `id` or holds it. */
 const remnants = async (prefix: string, id: string): Promise<string[]> => {
