@@ -320,6 +320,8 @@ describe("output", () => {
       "verify",
       "du",
       "sweep",
+      "tenants",
+      "purge",
       "rotate",
       "history",
       "restore",

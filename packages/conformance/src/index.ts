@@ -18,5 +18,6 @@ export {
   runConformance,
 } from "./run-conformance.js";
 export type { ConformanceRunner } from "./runner.js";
+export type { RawRecord } from "./suites/erasure-suite.js";
 export { FakeClock } from "./suites/expiry-suite.js";
 export { playTranscript, type TranscriptExecutor } from "./transcript.js";

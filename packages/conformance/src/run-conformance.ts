@@ -2,6 +2,7 @@ import type { ExpiryOptions, MemoryStore } from "@mem/core";
 import { type GoldenTranscript, loadGoldenTranscripts } from "./golden.js";
 import { type ConformanceRunner, vitestRunner } from "./runner.js";
 import { concurrencySuite } from "./suites/concurrency-suite.js";
+import { type ErasureHarness, erasureSuite, type RawRecord } from "./suites/erasure-suite.js";
 import { type ExpiringHarness, expirySuite } from "./suites/expiry-suite.js";
 import { failureSuite } from "./suites/failure-suite.js";
 import { goldenSuite } from "./suites/golden-suite.js";
@@ -53,6 +54,24 @@ export interface ConformanceTarget<S extends MemoryStore = MemoryStore> extends 
    * Every built-in store gives it.
    */
   readonly createExpiring?: (options: Required<ExpiryOptions>) => S | Promise<S>;
+  /**
+   * The store implements `tenants()` and `purge()`: runs the erasure suite. `dump` reads every record the
+   * medium holds for the store (keys and values, rows, objects, files) around the contract; the suite
+   * checks that a purged tenant leaves no record naming it or holding what it wrote. Runs on
+   * `createExpiring`'s stores when given (so access indexes exist), else on `create`'s.
+   */
+  readonly erasure?: {
+    readonly dump: (store: S) => Promise<readonly RawRecord[]>;
+    /**
+     * `tenants()` pages in the byte order of `id + "/"` (an S3 bucket's key order), which differs from
+     * the order of ids where one id extends another by `+`, `-` or `.`. Default false.
+     */
+    readonly tenantKeyOrder?: boolean;
+    /** `create` makes tenants' stores, whose `purge()` works (default false: it must be a `TypeError`). */
+    readonly createIsScoped?: boolean;
+    /** The medium holds file contents as written (default true; false for an encrypting store). */
+    readonly plaintext?: boolean;
+  };
   readonly options?: ConformanceOptions;
   /** Suites not to register, by name (see `conformanceSuites`); an unknown name is a `TypeError`. */
   readonly skip?: readonly ConformanceSuiteName[];
@@ -65,6 +84,8 @@ interface Setup<S extends MemoryStore> {
   readonly transcripts: readonly GoldenTranscript[];
   /** Set when the target gives `createExpiring`. */
   readonly expiring: ExpiringHarness<S> | undefined;
+  /** Set when the target gives `erasure`. */
+  readonly erasure: ErasureHarness<S> | undefined;
 }
 
 type Suite = <S extends MemoryStore>(setup: Setup<S>) => void;
@@ -83,6 +104,9 @@ const SUITES = {
   expiry: <S extends MemoryStore>(s: Setup<S>) => {
     if (s.expiring) expirySuite(s.expiring);
   },
+  erasure: <S extends MemoryStore>(s: Setup<S>) => {
+    if (s.erasure) erasureSuite(s.erasure);
+  },
 } satisfies Record<string, Suite>;
 
 /** The name of one suite of the conformance: what `skip` lists and `conformanceSuites` is keyed by. */
@@ -96,7 +120,7 @@ const RUNNER_FUNCTIONS = ["describe", "it", "expect"] as const;
  * Registers the conformance suite for a {@link MemoryStore}: every golden transcript of SPEC.md
  * (`golden`), reserved names (`reserved`), storage failures (`failure`), cross-instance concurrency
  * (`concurrency`), hostile input (`hostile`) and quotas (`quota`); with `tenants`, tenant isolation
- * (`tenants`); with `createExpiring`, expiry (`expiry`). `skip` turns suites off by name. Registers with
+ * (`tenants`); with `createExpiring`, expiry (`expiry`); with `erasure`, tenants() and purge() down to the raw medium (`erasure`). `skip` turns suites off by name. Registers with
  * vitest unless the target passes its runner's `describe`, `it` and `expect`. Call it at the top level
  * of a test file.
  *
@@ -208,6 +232,19 @@ function register<S extends MemoryStore>(
       ...harness,
       withExpiringStore: (clock, body) =>
         using(() => createExpiring({ expireAfterSeconds: 60, clock: clock.now }), body),
+    },
+    erasure: target.erasure && {
+      ...harness,
+      dump: target.erasure.dump,
+      plaintext: target.erasure.plaintext !== false,
+      createIsScoped: target.erasure.createIsScoped === true,
+      tenantKeyOrder: target.erasure.tenantKeyOrder === true,
+      withErasureStore: (clock, body) =>
+        using(
+          () =>
+            createExpiring ? createExpiring({ expireAfterSeconds: 3600, clock: clock.now }) : target.create(),
+          body,
+        ),
     },
   };
 

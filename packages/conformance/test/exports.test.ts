@@ -19,6 +19,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "GoldenFormatError",
       "GoldenStep",
       "GoldenTranscript",
+      "RawRecord",
       "TranscriptExecutor",
       "TranscriptOptions",
       "conformanceSuites",

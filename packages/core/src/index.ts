@@ -59,6 +59,15 @@ export { formatSize } from "./size.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";
 export {
+  compareTenantIds,
+  DEFAULT_TENANT_PAGE,
+  MAX_TENANT_PAGE,
+  purgeOptions,
+  tenantPage,
+  tenantPageOptions,
+  unscopedPurgeError,
+} from "./tenants.js";
+export {
   MEMORY_PROTOCOL_DESCRIPTION,
   MEMORY_TOOL_DESCRIPTION,
   MEMORY_TOOL_OVERWRITING_DESCRIPTION,

@@ -14,16 +14,28 @@ import type {
   Listing,
   ListOptions,
   MemoryStore,
+  PurgeOptions,
+  PurgeResult,
   Stat,
   StoreCapabilities,
   StoredFile,
   SweepResult,
+  TenantInfo,
+  TenantPage,
+  TenantsOptions,
   Usage,
   Version,
   WriteCondition,
   WriteQuota,
 } from "./store.js";
 import { checkTenant } from "./tenant.js";
+import {
+  compareTenantIds,
+  purgeOptions,
+  tenantPage,
+  tenantPageOptions,
+  unscopedPurgeError,
+} from "./tenants.js";
 import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
 
 interface Entry {
@@ -63,6 +75,8 @@ export class InMemoryStore implements MemoryStore {
   readonly #expiry: Expiry | null;
   #bytes = 0;
   #clock = 0;
+  /** Set on a scope: `purge()` is allowed only there. */
+  #scoped = false;
 
   constructor(options: InMemoryStoreOptions = {}) {
     this.#expiry = expiryOf(options);
@@ -75,6 +89,7 @@ export class InMemoryStore implements MemoryStore {
     let scoped = this.#scopes.get(tenant);
     if (!scoped) {
       scoped = new InMemoryStore(this.#options);
+      scoped.#scoped = true;
       this.#scopes.set(tenant, scoped);
     }
     return scoped;
@@ -94,6 +109,66 @@ export class InMemoryStore implements MemoryStore {
   }
 
   async check(): Promise<void> {}
+
+  /** The scopes that hold anything (files, or nested tenants that do), in byte order of id. */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    const found: TenantInfo[] = [];
+    for (const id of [...this.#scopes.keys()].sort(compareTenantIds)) {
+      if (after !== undefined && compareTenantIds(id, after) <= 0) continue;
+      const scoped = this.#scopes.get(id) as InMemoryStore;
+      scoped.#reap();
+      if (!scoped.#holdsAnything()) continue;
+      found.push(scoped.#info(id));
+      if (found.length > limit) break;
+    }
+    return tenantPage(found, limit);
+  }
+
+  /**
+   * Empties this scope and every scope nested in it (the objects stay usable and empty). Everything
+   * happens in one synchronous step, so no write can interleave.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    if (!this.#scoped) throw unscopedPurgeError();
+    this.#reap();
+    const total = this.#totals();
+    if (!dryRun) this.#clear();
+    return total;
+  }
+
+  #holdsAnything(): boolean {
+    if (this.#files.size > 0) return true;
+    for (const scoped of this.#scopes.values()) if (scoped.#holdsAnything()) return true;
+    return false;
+  }
+
+  #info(id: string): TenantInfo {
+    let lastAccess = 0;
+    for (const entry of this.#files.values()) lastAccess = Math.max(lastAccess, entry.accessed);
+    return lastAccess > 0
+      ? { id, files: this.#files.size, bytes: this.#bytes, lastAccess }
+      : { id, files: this.#files.size, bytes: this.#bytes };
+  }
+
+  #totals(): { files: number; bytes: number } {
+    let files = this.#files.size;
+    let bytes = this.#bytes;
+    for (const scoped of this.#scopes.values()) {
+      const nested = scoped.#totals();
+      files += nested.files;
+      bytes += nested.bytes;
+    }
+    return { files, bytes };
+  }
+
+  #clear(): void {
+    this.#files.clear();
+    this.#dirs.clear();
+    this.#bytes = 0;
+    for (const scoped of this.#scopes.values()) scoped.#clear();
+  }
 
   async read(path: string): Promise<FileData | null> {
     this.#reap();

@@ -116,6 +116,43 @@ export interface ExpiryOptions {
   clock?: () => number;
 }
 
+/**
+ * One tenant of `tenants()`: its id, and what the store keeps about it when it keeps it cheaply (files and
+ * bytes held, hidden files included; the newest access in milliseconds since the epoch).
+ */
+export interface TenantInfo {
+  readonly id: string;
+  readonly files?: number;
+  readonly bytes?: number;
+  /** ms since epoch */
+  readonly lastAccess?: number;
+}
+
+/** One page of `tenants()`. */
+export interface TenantPage {
+  readonly tenants: readonly TenantInfo[];
+  /** pass as `after` for the next page; absent on the last page */
+  readonly next?: string;
+}
+
+/** Options of `tenants()`: the page starts after `after` (byte order of ids) and holds at most `limit`. */
+export interface TenantsOptions {
+  after?: string;
+  limit?: number;
+}
+
+/** What `purge()` removed (or, with `dryRun`, would remove): live files, their bytes, history versions. */
+export interface PurgeResult {
+  readonly files: number;
+  readonly bytes: number;
+  readonly versions?: number;
+}
+
+/** Options of `purge()`: `dryRun` counts what would go and removes nothing. */
+export interface PurgeOptions {
+  dryRun?: boolean;
+}
+
 export interface StoreCapabilities {
   /** Conditional writes hold across processes and machines, not only within this process. */
   readonly crossProcessSafe: boolean;
@@ -242,6 +279,22 @@ export interface MemoryStore {
    * store; sizes are what `read` would return.
    */
   files?(): Promise<StoredFile[]>;
+
+  /**
+   * Optional: the direct tenants of this store (its `scope(id)` children that hold anything), in byte
+   * order of id, one page at a time: `after` is the `next` of the previous page, `limit` (default 100,
+   * at most 1000) the page size. A page costs requests in proportion to its size, not to the number of
+   * tenants. `files`, `bytes` and `lastAccess` are given when the store keeps them.
+   */
+  tenants?(options?: TenantsOptions): Promise<TenantPage>;
+
+  /**
+   * Optional, only on a scoped store (a `TypeError` otherwise): removes every byte the tenant has on the
+   * medium (files, hidden files, bookkeeping, history, indexes, counters) and its nested tenants.
+   * Idempotent and resumable: run again after an interruption, it completes. Everything written before
+   * the call is gone when it resolves. A tenant that holds nothing: success, 0 removed.
+   */
+  purge?(options?: PurgeOptions): Promise<PurgeResult>;
 
   /** Fails fast when the store cannot work (missing bucket, unreachable server, wrong key). */
   check?(): Promise<void>;

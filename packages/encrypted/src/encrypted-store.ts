@@ -17,7 +17,10 @@ import {
   limitListing,
   type MemoryStore,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
   pathOf,
+  purgeOptions,
   ROOT,
   rebase,
   type Stat,
@@ -26,6 +29,8 @@ import {
   StoreFailureError,
   type SweepResult,
   segmentsOf,
+  type TenantPage,
+  type TenantsOptions,
   type Usage,
   updateWithRetry,
   usageOf,
@@ -196,6 +201,37 @@ export class EncryptedStore implements MemoryStore {
     const [inner, bookkeeping] = await Promise.all([usageOf(this.#inner), this.#bookkeeping()]);
     const files = inner.files - bookkeeping.files;
     return { files, bytes: inner.bytes - bookkeeping.bytes - files * OVERHEAD };
+  }
+
+  /**
+   * The inner store's tenants. Only ids and last access are passed on: the inner store's files and bytes
+   * are ciphertexts and this wrapper's bookkeeping, which no listing can correct without reading each scope.
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    if (!this.#inner.tenants) throw new TypeError("EncryptedStore.tenants: the inner store has no tenants()");
+    const page = await this.#inner.tenants(options);
+    const tenants = page.tenants.map(({ id, lastAccess }) =>
+      lastAccess === undefined ? { id } : { id, lastAccess },
+    );
+    return page.next === undefined ? { tenants } : { tenants, next: page.next };
+  }
+
+  /**
+   * The inner scope's purge: ciphertexts, this wrapper's bookkeeping and nested tenants all go. Reported
+   * in plaintext terms (bookkeeping and the ciphertext overhead left out). Keys are the application's and
+   * are not touched: a tenant's data is unreadable once its ciphertexts are gone, whoever holds the key.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    if (!this.#inner.purge) throw new TypeError("EncryptedStore.purge: the inner store has no purge()");
+    purgeOptions(options);
+    const bookkeeping = await this.#bookkeeping();
+    const removed = await this.#inner.purge(options);
+    const files = Math.max(0, removed.files - bookkeeping.files);
+    return {
+      ...removed,
+      files,
+      bytes: Math.max(0, removed.bytes - bookkeeping.bytes - files * OVERHEAD),
+    };
   }
 
   /** The inner store's sweep, reported in plaintext terms (this wrapper's own files left out). */

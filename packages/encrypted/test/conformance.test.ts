@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runConformance } from "@mem/conformance";
@@ -52,4 +52,15 @@ runConformance({
   },
   tenants: true,
   createExpiring: (expiry) => wrap(new FsStore({ root: tempRoot(), ...expiry }), { ...RAW, ...expiry }),
+  erasure: {
+    plaintext: false,
+    // Every directory and file under the inner root, with the file's (encrypted) bytes.
+    dump: async (store) => {
+      const root = (innerOf(store) as FsStore).root;
+      return readdirSync(root, { recursive: true, encoding: "utf8" }).map((name) => {
+        const path = join(root, name);
+        return { key: path, value: lstatSync(path).isFile() ? readFileSync(path, "latin1") : "" };
+      });
+    },
+  },
 });

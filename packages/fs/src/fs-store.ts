@@ -18,7 +18,7 @@ import {
   statSync,
   unlinkSync,
 } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   AlreadyExistsError,
   ConflictError,
@@ -38,7 +38,10 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
   pathOf,
+  purgeOptions,
   QuotaExceededError,
   ROOT,
   type Stat,
@@ -47,7 +50,11 @@ import {
   StoreFailureError,
   type SweepResult,
   segmentsOf,
+  type TenantPage,
+  type TenantsOptions,
+  tenantPageOptions,
   type Usage,
+  unscopedPurgeError,
   type Version,
   type WriteCondition,
   type WriteQuota,
@@ -61,6 +68,7 @@ import { settleAll } from "./limit.js";
 import { acquire, type LockTiming, release } from "./lock.js";
 import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
 import { removeTree, sweep } from "./recovery.js";
+import { listTenants, purgeTenant } from "./tenants.js";
 import {
   countFiles,
   HeldTotals,
@@ -242,6 +250,34 @@ export class FsStore implements MemoryStore {
     ensureDirectory(root);
     const options: ScopeOptions = { ...this.options, root, [INHERITED]: this.resolution };
     return new FsStore(options);
+  }
+
+  /**
+   * The tenants of this root that hold a file, in byte order of id, with their files, bytes and newest
+   * access, expired files counted until reclaimed (see tenants.ts): one `readdir` of the tenants
+   * directory, a metadata walk per listed tenant.
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    try {
+      return await listTenants(this.root, after, limit);
+    } catch (error) {
+      throw failure(error);
+    }
+  }
+
+  /**
+   * On a scope only (a `TypeError` otherwise): erases the tenant's directory with everything in it, its
+   * nested tenants and the store's bookkeeping included. The scope stays usable (empty) afterwards.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    if ((this.options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
+    try {
+      return await purgeTenant(dirname(this.root), basename(this.root), dryRun);
+    } catch (error) {
+      throw failure(error);
+    }
   }
 
   /**
@@ -656,13 +692,31 @@ export class FsStore implements MemoryStore {
   }
 
   private async withRoot<T>(task: (root: Dir) => Promise<T>): Promise<T> {
-    const root = await Dir.openRoot(this.root, this.resolution);
+    const root = await this.openRoot();
     try {
       return await task(root);
     } catch (error) {
       throw failure(error);
     } finally {
       await root.close();
+    }
+  }
+
+  /** Opens the root; a scope whose directory a purge removed gets a new, empty one. */
+  private async openRoot(): Promise<Dir> {
+    try {
+      return await Dir.openRoot(this.root, this.resolution);
+    } catch (error) {
+      if (
+        (this.options as ScopeOptions)[INHERITED] === undefined ||
+        lstatSync(this.root, { throwIfNoEntry: false }) !== undefined
+      ) {
+        throw error;
+      }
+      // A nested scope's parent tenant may have gone too.
+      mkdirSync(dirname(this.root), { recursive: true, mode: 0o700 });
+      ensureDirectory(this.root);
+      return Dir.openRoot(this.root, this.resolution);
     }
   }
 

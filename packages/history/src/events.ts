@@ -38,4 +38,9 @@ export interface VersionInfo {
   readonly command?: string;
   /** Who made that change (`ExecuteOptions.actor`), when known. */
   readonly actor?: string;
+  /**
+   * Set when the version was redacted (`HistoryStore.redact`): its content is gone (`size` is 0) and only
+   * this tombstone is left: when it was redacted (ms since the epoch) and by whom, when named.
+   */
+  readonly redacted?: { readonly time: number; readonly by?: string };
 }

@@ -1,6 +1,7 @@
 /** `HistoryStore`: a store around any store that keeps the earlier versions of every file. */
 import {
   type ChangeContext,
+  checkActor,
   emitChange,
   type FileData,
   isSameOrInside,
@@ -8,12 +9,16 @@ import {
   type Listing,
   type MemoryStore,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
   ROOT,
   rebase,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
   type SweepResult,
+  type TenantPage,
+  type TenantsOptions,
   TooManyConflictsError,
   type Usage,
   updateWithRetry,
@@ -27,6 +32,7 @@ import {
   historyDir,
   newVersionId,
   PATH_FILE,
+  TOMBSTONE_PREFIX,
   TOTAL_FILE,
   timeOfVersionId,
 } from "./layout.js";
@@ -67,6 +73,18 @@ const LOW_WATER = 0.75;
 /** Tries of a running-total update; after them its bytes wait for the instance's next update. */
 const TOTAL_ATTEMPTS = 8;
 const encoder = new TextEncoder();
+
+/** A redacted version was asked for: its content is gone for good (`HistoryStore.redact`). */
+export class RedactedVersionError extends Error {
+  readonly code = "REDACTED";
+  constructor(
+    readonly path: string,
+    readonly versionId: string,
+  ) {
+    super(`version ${versionId} of ${path} was redacted; its content is gone`);
+    this.name = "RedactedVersionError";
+  }
+}
 const decoder = new TextDecoder();
 
 /** The running total in a total file, or `null` when it is not a plain decimal number. */
@@ -126,6 +144,14 @@ export class HistoryStore implements MemoryStore {
   readonly check?: () => Promise<void>;
   /** Present when the wrapped store has it: every file the model's store holds, the kept versions left out. */
   readonly files?: () => Promise<StoredFile[]>;
+  /** Present when the wrapped store has it: the wrapped store's tenants. */
+  readonly tenants?: (options?: TenantsOptions) => Promise<TenantPage>;
+  /**
+   * Present when the wrapped store has it: the tenant's files and every version are erased (in the
+   * second store too, which must then have `purge`). `versions` counts the versions removed; `files`
+   * and `bytes` the model's files.
+   */
+  readonly purge?: (options?: PurgeOptions) => Promise<PurgeResult>;
 
   constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
     this.inner = inner;
@@ -187,6 +213,30 @@ export class HistoryStore implements MemoryStore {
       };
     }
     if (inner.check) this.check = inner.check.bind(inner);
+    if (inner.tenants) this.tenants = inner.tenants.bind(inner);
+    if (inner.purge) {
+      const purge = inner.purge.bind(inner);
+      this.purge = async (purgeOptions?: PurgeOptions) => {
+        const side = this.#own ? undefined : this.#history;
+        if (side && !side.purge) throw new TypeError("history must have purge() to purge a HistoryStore");
+        // Counted before: the versions and bookkeeping beside the files are not the model's files.
+        const kept = await this.#history.list(this.#base, 2);
+        const versions = (kept?.entries ?? []).filter(
+          (e) => e.kind === "file" && timeOfVersionId(e.path.slice(e.path.lastIndexOf("/") + 1)) !== null,
+        ).length;
+        const result = await purge(purgeOptions);
+        if (side?.purge) {
+          await side.purge(purgeOptions);
+          return { files: result.files, bytes: result.bytes, versions };
+        }
+        const files = (kept?.entries ?? []).filter((e) => e.kind === "file").length;
+        return {
+          files: Math.max(0, result.files - files),
+          bytes: Math.max(0, result.bytes - (kept?.size ?? 0)),
+          versions,
+        };
+      };
+    }
     if (inner.files) {
       const files = inner.files.bind(inner);
       this.files = async () => {
@@ -306,19 +356,99 @@ export class HistoryStore implements MemoryStore {
     const oldest = this.#clock() - this.#maxAgeMs;
     const out: VersionInfo[] = [];
     for (const entry of listing.entries) {
-      const id = entry.path.slice(entry.path.lastIndexOf("/") + 1);
+      const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
+      const redacted = entry.kind === "file" && name.startsWith(TOMBSTONE_PREFIX);
+      const id = redacted ? name.slice(TOMBSTONE_PREFIX.length) : name;
       const time = entry.kind === "file" ? timeOfVersionId(id) : null;
-      if (time !== null && time >= oldest) out.push({ id, time, size: entry.size, ...changeOfVersionId(id) });
+      if (time === null || time < oldest) continue;
+      const info: VersionInfo = { id, time, size: redacted ? 0 : entry.size, ...changeOfVersionId(id) };
+      out.push(redacted ? { ...info, redacted: await this.#tombstone(entry.path) } : info);
     }
     out.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return out.slice(0, this.#maxVersions);
   }
 
-  /** The bytes of one version; `null` when there is no such version. */
+  /**
+   * The bytes of one version; `null` when there is no such version. Rejects with `RedactedVersionError`
+   * when the version was redacted.
+   */
   async readVersion(path: string, id: string): Promise<Uint8Array | null> {
     if (timeOfVersionId(id) === null) return null;
-    const file = await this.#history.read(`${historyDir(this.#base, path)}/${id}`);
-    return file?.data ?? null;
+    const dir = historyDir(this.#base, path);
+    const file = await this.#history.read(`${dir}/${id}`);
+    if (file) return file.data;
+    if (await this.#history.stat(`${dir}/${TOMBSTONE_PREFIX}${id}`)) throw new RedactedVersionError(path, id);
+    return null;
+  }
+
+  /**
+   * Removes the content of version `id` of `path` for good and leaves a tombstone in its place: the
+   * version stays in `versions()` with `redacted: { time, by }` and size 0, and `readVersion` and
+   * `restore` of it reject with `RedactedVersionError`. `by` names who redacted it (at most 128 bytes
+   * of UTF-8, like an actor). Throws `NotFoundError` when there is no such version; redacting a
+   * redacted version again changes nothing.
+   */
+  async redact(path: string, id: string, options: { by?: string } = {}): Promise<void> {
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    checkActor(options.by, "by");
+    if (timeOfVersionId(id) === null) throw new NotFoundError(path);
+    const dir = historyDir(this.#base, path);
+    const tombstone = `${dir}/${TOMBSTONE_PREFIX}${id}`;
+    const version = await this.#history.read(`${dir}/${id}`);
+    if (!version) {
+      if (await this.#history.stat(tombstone)) return;
+      throw new NotFoundError(path);
+    }
+    const record = JSON.stringify({
+      time: this.#clock(),
+      ...(options.by !== undefined ? { by: options.by } : {}),
+    });
+    try {
+      await this.#history.write(tombstone, encoder.encode(record), { ifAbsent: true });
+    } catch (error) {
+      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+    }
+    // The tombstone comes first: a crash in between leaves the content to a second redact, never a
+    // version that vanished without a trace.
+    if ((await this.#history.delete(`${dir}/${id}`)) && this.#maxBytes !== Infinity) {
+      await this.#addToTotal(-version.data.byteLength);
+    }
+  }
+
+  /**
+   * Removes every version of `path` (tombstones and bookkeeping too), as if it never had history;
+   * resolves with how many versions and bytes went. The file itself is not touched.
+   */
+  async forget(path: string): Promise<{ versions: number; bytes: number }> {
+    const dir = historyDir(this.#base, path);
+    const listing = await this.#history.list(dir, 1);
+    let versions = 0;
+    let bytes = 0;
+    for (const entry of listing?.entries ?? []) {
+      const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
+      if (entry.kind !== "file" || timeOfVersionId(name) === null) continue;
+      versions += 1;
+      bytes += entry.size;
+    }
+    await this.#history.delete(dir);
+    this.#named.delete(dir);
+    this.#keeps.delete(dir);
+    if (bytes > 0 && this.#maxBytes !== Infinity) await this.#addToTotal(-bytes);
+    return { versions, bytes };
+  }
+
+  async #tombstone(at: string): Promise<{ time: number; by?: string }> {
+    const file = await this.#history.read(at);
+    try {
+      const parsed = JSON.parse(decoder.decode(file?.data ?? new Uint8Array())) as {
+        time?: unknown;
+        by?: unknown;
+      };
+      const time = typeof parsed.time === "number" ? parsed.time : 0;
+      return typeof parsed.by === "string" ? { time, by: parsed.by } : { time };
+    } catch {
+      return { time: 0 };
+    }
   }
 
   /**

@@ -52,3 +52,10 @@ export const changeOfVersionId = (id: string): { command?: string; actor?: strin
   if (match?.[5]) out.actor = Buffer.from(match[5], "base64url").toString("utf8");
   return out;
 };
+
+/**
+ * The tombstone of a redacted version, beside where the version was: `redacted-{id}`, holding JSON
+ * `{ "time": ms, "by"?: actor }` and nothing of the content. Never parses as a version id, so pruning and
+ * the byte bound leave it alone.
+ */
+export const TOMBSTONE_PREFIX = "redacted-";

@@ -14,6 +14,9 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
+  purgeOptions,
   QuotaExceededError,
   ROOT,
   type Stat,
@@ -22,7 +25,12 @@ import {
   StoreFailureError,
   type SweepResult,
   sleep,
+  type TenantInfo,
+  type TenantPage,
+  type TenantsOptions,
+  tenantPageOptions,
   type Usage,
+  unscopedPurgeError,
   type Version,
   type WriteCondition,
   type WriteQuota,
@@ -39,6 +47,14 @@ import {
   sqlNames,
 } from "./names.js";
 import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
+import {
+  childPrefix,
+  countStatement,
+  deleteStatement,
+  lockStatement,
+  prefixEnd,
+  tenantsStatement,
+} from "./tenants.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
@@ -493,6 +509,71 @@ export class PostgresStore implements MemoryStore {
         throw new NotADirectoryError(to, String(row["r_detail"]));
       default:
         throw new StoreFailureError("unexpected reply from the database");
+    }
+  }
+
+  /**
+   * The direct tenants of this store that hold a file (or nested tenants that do), in byte order: one
+   * statement per page, whose cost grows with the page, not with the number of tenants (see tenants.ts).
+   * `files` and `bytes` are the tenant's totals (with expiry, expired files count until reclaimed);
+   * `lastAccess` its newest file access.
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    const prefix = childPrefix(this.tenantKey);
+    const start = after === undefined ? prefix : `${prefix}${after}`;
+    const result = await this.#run(
+      tenantsStatement(this.#shared.names),
+      [prefix, prefixEnd(prefix), start, limit + 1, after ?? ""],
+      false,
+    );
+    const rows = result.rows;
+    const tenants: TenantInfo[] = [];
+    for (const row of rows.slice(0, limit)) {
+      const id = String(row["r_id"]);
+      const files = Number(row["r_files"] ?? 0);
+      if (files === 0 && row["r_nested"] !== true) continue;
+      const access = row["r_access"] === null ? undefined : Number(row["r_access"]);
+      const info: TenantInfo = { id, files, bytes: Number(row["r_bytes"] ?? 0) };
+      tenants.push(access === undefined ? info : { ...info, lastAccess: access });
+    }
+    const next = rows.length > limit ? String(rows[limit - 1]?.["r_id"]) : undefined;
+    return next === undefined ? { tenants } : { tenants, next };
+  }
+
+  /**
+   * On a scope only (a `TypeError` otherwise): deletes every row of this tenant and of its nested tenants
+   * in one transaction, after taking the tenant's writer lock, so every write that finished before the
+   * call is gone and none interleaves. Atomic, so an interrupted purge removed nothing and runs again.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    if (this.tenantKey === ROOT_KEY) throw unscopedPurgeError();
+    await this.#ready();
+    const names = this.#shared.names;
+    const prefix = childPrefix(this.tenantKey);
+    const values = [this.tenantKey, prefix, prefixEnd(prefix)];
+    let client: pg.PoolClient;
+    try {
+      client = await this.#shared.pool.connect();
+    } catch (error) {
+      throw toStoreFailure(error, false);
+    }
+    client.on("error", ignore);
+    try {
+      await client.query("BEGIN");
+      if (!dryRun) await client.query({ ...lockStatement(names), values: [this.tenantKey] });
+      const statement = dryRun ? countStatement(names) : deleteStatement(names);
+      const row = (await client.query({ ...statement, values })).rows[0];
+      await client.query("COMMIT");
+      client.off("error", ignore);
+      client.release();
+      return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(ignore);
+      client.off("error", ignore);
+      client.release(error as Error);
+      throw toStoreFailure(error, !dryRun);
     }
   }
 

@@ -19,4 +19,15 @@ runConformance<PostgresStore>({
   tenants: true,
   exactQuotas: true,
   createExpiring: (expiry) => pg.store(expiry),
+  // Every row of the table, every column.
+  erasure: {
+    createIsScoped: true,
+    dump: async () =>
+      (await pg.sql("SELECT * FROM mem_files")).rows.map((row) => ({
+        key: `${row.tenant}\u0000${row.path}\u0000${row.kind}`,
+        value: Object.entries(row)
+          .map(([k, v]) => `${k}=${Buffer.isBuffer(v) ? v.toString("latin1") : String(v)}`)
+          .join("\u0000"),
+      })),
+  },
 });

@@ -13,6 +13,9 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
+  purgeOptions,
   QuotaExceededError,
   ROOT,
   type Stat,
@@ -20,7 +23,11 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  type TenantPage,
+  type TenantsOptions,
+  tenantPageOptions,
   type Usage,
+  unscopedPurgeError,
   type Version,
   type WriteCondition,
   type WriteQuota,
@@ -29,6 +36,7 @@ import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ior
 import { mayHaveRun, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
+import { listTenants, purgeTenant, registerTenant } from "./tenants.js";
 
 /**
  * Settings for a standalone client that keep a dead or unreachable server from hanging callers:
@@ -79,6 +87,8 @@ export const recommendedClusterOptions = {
 
 /** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
 const SCOPED_BASE = Symbol("RedisStore.scopedBase");
+/** A scope's parent key base and tenant id, for its tenant index and `purge()`. */
+const SCOPE_OF = Symbol("RedisStore.scopeOf");
 
 interface CommonOptions extends ExpiryOptions {
   /**
@@ -219,8 +229,13 @@ export class RedisStore implements MemoryStore {
   private readonly ownsClient: boolean;
   private readonly expiryOptions: ExpiryOptions;
 
+  private readonly scopeOf: { parentBase: string; tenant: string } | undefined;
+
   constructor(options: RedisStoreOptions) {
     const scopedBase = (options as { [SCOPED_BASE]?: string } | undefined)?.[SCOPED_BASE];
+    this.scopeOf = (options as { [SCOPE_OF]?: { parentBase: string; tenant: string } } | undefined)?.[
+      SCOPE_OF
+    ];
     const o = checkOptions("RedisStore", options);
     o.exactlyOne("client", "url");
     o.object("client", { optional: true });
@@ -274,9 +289,41 @@ export class RedisStore implements MemoryStore {
     return new RedisStore({
       client: this.client,
       [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
+      [SCOPE_OF]: { parentBase: this.keyBase, tenant },
       operationTimeoutMs: this.timeoutMs,
       ...this.expiryOptions,
     } as RedisStoreOptions);
+  }
+
+  /**
+   * The tenants indexed in this store's `tn` sorted set, in byte order (see tenants.ts): one `ZRANGE`,
+   * then two or three commands per tenant of the page. Files and bytes come from each tenant's counters;
+   * `lastAccess` from its access times when expiry is on.
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    try {
+      await this.connected(new AbortController().signal);
+      return await listTenants(this.client, this.keyBase, after, limit, this.ttlMs !== "0");
+    } catch (error) {
+      throw toStoreFailure(error);
+    }
+  }
+
+  /**
+   * On a scope only (a `TypeError` otherwise): unlinks every key of the tenant and of its nested tenants,
+   * found by `SCAN` (so it costs a pass over the keyspace), then removes it from its parent's index.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    const scope = this.scopeOf;
+    if (!scope) throw unscopedPurgeError();
+    try {
+      await this.connected(new AbortController().signal);
+      return await purgeTenant(this.client, scope.parentBase, scope.tenant, this.keyBase, dryRun);
+    } catch (error) {
+      throw toStoreFailure(error);
+    }
   }
 
   /** Files and bytes from the counters the scripts keep: one round trip, O(1). */
@@ -471,6 +518,9 @@ export class RedisStore implements MemoryStore {
     };
     const call = async (): Promise<Reply> => {
       await this.connected(withdrawn.signal);
+      // A scope enters its parent's tenant index before it writes (see tenants.ts).
+      const scope = this.scopeOf;
+      if (scope && op === "write") await registerTenant(this.client, scope.parentBase, scope.tenant);
       try {
         return await send("evalsha", STORE_SCRIPT_SHA);
       } catch (error) {

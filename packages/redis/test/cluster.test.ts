@@ -4,7 +4,7 @@ import { type RedisCluster, type RedisServer, startRedisCluster } from "@mem/tes
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore, recommendedClusterOptions } from "../src/index.js";
-import { bytes, textOf } from "./support.js";
+import { bytes, dumpKeys, textOf } from "./support.js";
 
 let cluster: RedisCluster;
 let client: Cluster;
@@ -51,6 +51,7 @@ runConformance<RedisStore>({
     stores += 1;
     return new RedisStore({ client, prefix: `cluster-conformance-expiring-${stores}`, ...expiry });
   },
+  erasure: { dump: () => dumpKeys(client.nodes("master")) },
 });
 
 describe("RedisStore on Redis Cluster", () => {
@@ -134,6 +135,86 @@ describe("RedisStore on Redis Cluster", () => {
       "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n" +
         "4B\t/memories\n4B\t/memories/notes/\n4B\t/memories/notes/x.md",
     );
+  });
+});
+
+/** Commands the masters ran since their last `CONFIG RESETSTAT`, from `INFO commandstats` (no proxy of the client). */
+const commandsRun = async (): Promise<number> => {
+  let total = 0;
+  for (const node of client.nodes("master")) {
+    const info = await node.info("commandstats");
+    for (const [, name, calls] of info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
+      // The counting itself, and the client's own view of the slots.
+      if (!/^(info|config|cluster)/.test(name!)) total += Number(calls);
+    }
+  }
+  return total;
+};
+const resetStats = () => Promise.all(client.nodes("master").map((node) => node.config("RESETSTAT")));
+
+describe("tenants() and purge() on Redis Cluster", () => {
+  it("pages 600 tenants spread over the masters with at most 1 + 2 × page commands a page", async () => {
+    const store = new RedisStore({ client, prefix: "cluster-many" });
+    const ids = Array.from({ length: 600 }, (_, i) => `t${String(i).padStart(4, "0")}`);
+    for (let i = 0; i < ids.length; i += 100) {
+      await Promise.all(
+        ids
+          .slice(i, i + 100)
+          .map((id) => store.scope(id).write("/memories/x.md", bytes(id), { ifAbsent: true })),
+      );
+    }
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    do {
+      await resetStats();
+      const page = await store.tenants(after === undefined ? { limit: 200 } : { after, limit: 200 });
+      const commands = await commandsRun();
+      // The count sees the page's reads (a ZRANGE, then per tenant its counters and nested index)...
+      expect(commands).toBeGreaterThanOrEqual(1 + page.tenants.length);
+      // ...and they are bounded by the page, not by the 600 tenants.
+      expect(commands).toBeLessThanOrEqual(1 + 2 * 200);
+      for (const t of page.tenants) {
+        expect(t).toEqual({ id: t.id, files: 1, bytes: 5 });
+        seen.push(t.id);
+      }
+      after = page.next;
+      pages += 1;
+    } while (after !== undefined);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(ids);
+  });
+
+  it("purges a tenant whose nested tenant lives on another master, leaving no key of either", async () => {
+    const store = new RedisStore({ client, prefix: "cluster-purge" });
+    const id = `gone${Math.random().toString(36).slice(2, 8)}`;
+    const outer = store.scope(id);
+    // A nested tenant whose slot is on another master than the tenant's own.
+    const ownerOf = async (base: string) => {
+      const slot = Number(await client.call("CLUSTER", "KEYSLOT", `${base}seq`));
+      const shards = (await client.call("CLUSTER", "SLOTS")) as [number, number, [string, number]][];
+      return shards.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
+    };
+    const home = await ownerOf(outer.keyBase);
+    let nested: RedisStore | undefined;
+    for (let i = 0; !nested && i < 100; i++) {
+      const candidate = outer.scope(`n${i}`);
+      if ((await ownerOf(candidate.keyBase)) !== home) nested = candidate;
+    }
+    await executeCommand(outer, { command: "create", path: "/memories/a.md", file_text: `${id}-outer\n` });
+    await executeCommand(nested!, { command: "create", path: "/memories/b.md", file_text: `${id}-nested\n` });
+    await executeCommand(store.scope("kept"), {
+      command: "create",
+      path: "/memories/k.md",
+      file_text: "kept\n",
+    });
+    const mentions = async () =>
+      (await dumpKeys(client.nodes("master"))).filter((r) => r.key.includes(id) || r.value.includes(id));
+    expect((await mentions()).length).toBeGreaterThan(2);
+    expect(await outer.purge()).toEqual({ files: 2, bytes: 2 * id.length + 15 });
+    expect(await mentions()).toEqual([]);
+    expect((await store.tenants()).tenants.map((t) => t.id)).toEqual(["kept"]);
+    expect(await outer.purge()).toEqual({ files: 0, bytes: 0 });
   });
 });
 

@@ -4,6 +4,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { RedisStore, recommendedRedisOptions } from "../src/index.js";
+import { dumpKeys } from "./support.js";
 
 let server: RedisServer;
 let client: Redis;
@@ -37,4 +38,5 @@ runConformance<RedisStore>({
     stores += 1;
     return new RedisStore({ client, prefix: `conformance-expiring-${stores}`, ...expiry });
   },
+  erasure: { dump: () => dumpKeys([client]) },
 });

@@ -141,3 +141,32 @@ export const indexProblems = async (store: RedisStore): Promise<string[]> => {
   }
   return problems;
 };
+
+/** Every key on `nodes` with its value as text (strings, hashes, sorted sets, sets, lists): the raw medium. */
+export async function dumpKeys(nodes: readonly Redis[]): Promise<{ key: string; value: string }[]> {
+  const out: { key: string; value: string }[] = [];
+  for (const node of nodes) {
+    let cursor = "0";
+    do {
+      const [next, keys] = await node.scanBuffer(cursor, "COUNT", 1000);
+      cursor = String(next);
+      for (const key of keys) {
+        const type = await node.type(key);
+        let parts: Buffer[] = [];
+        if (type === "string") parts = [(await node.getBuffer(key)) ?? Buffer.alloc(0)];
+        else if (type === "hash")
+          parts = await node
+            .hgetallBuffer(key)
+            .then((h) => Object.entries(h).flatMap(([k, v]) => [Buffer.from(k, "latin1"), v]));
+        else if (type === "zset") parts = await node.zrangeBuffer(key, 0, -1, "WITHSCORES");
+        else if (type === "set") parts = await node.smembersBuffer(key);
+        else if (type === "list") parts = await node.lrangeBuffer(key, 0, -1);
+        out.push({
+          key: key.toString("latin1"),
+          value: Buffer.concat(parts.flatMap((p) => [p, Buffer.from([0])])).toString("latin1"),
+        });
+      }
+    } while (cursor !== "0");
+  }
+  return out;
+}

@@ -19,21 +19,29 @@ import {
   NotADirectoryError,
   NotFoundError,
   nameOf,
+  type PurgeOptions,
+  type PurgeResult,
+  purgeOptions,
   ROOT,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  type TenantPage,
+  type TenantsOptions,
+  tenantPageOptions,
   type Usage,
+  unscopedPurgeError,
   type Version,
   type WriteCondition,
 } from "@mem/core";
 import { AccessIndex } from "./access-index.js";
 import { Bucket, type ObjectSummary } from "./bucket.js";
 import { conditionsOf, missingConditions, staleProbes, unsafeServerFailure } from "./conditions.js";
-import { KeySpace, RESERVED_NAMES } from "./keys.js";
+import { KeySpace, RESERVED_NAMES, TENANTS_NAME } from "./keys.js";
 import { RenameJournal } from "./rename-journal.js";
+import { listTenants, purgePrefix } from "./tenants.js";
 
 interface S3StoreCommonOptions extends ExpiryOptions {
   /** The bucket holding the memory directory. */
@@ -114,6 +122,9 @@ const looksLikeFileName = (name: string): boolean => {
  * await store.close();
  * ```
  */
+/** The prefix of a tenant's scope: `….mem-s3-tenants/{id}/`. */
+const SCOPE_PREFIX = new RegExp(`(^|/)${TENANTS_NAME.replaceAll(".", "\\.")}/[^/]+/$`);
+
 export class S3Store implements MemoryStore {
   readonly backend = "s3";
   readonly capabilities: StoreCapabilities;
@@ -169,6 +180,26 @@ export class S3Store implements MemoryStore {
     checkTenant(tenant);
     const { clientConfig: _config, ...rest } = this.options;
     return new S3Store({ ...rest, client: this.client, prefix: this.keys.tenantPrefix(tenant) });
+  }
+
+  /**
+   * The tenants of this store, one `ListObjectsV2` (with a delimiter) per page. Ids only: files, bytes
+   * and access times would cost a listing of each tenant. Pages follow the bucket's key order (see
+   * tenants.ts).
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    return listTenants(this.client, this.bucket.name, `${this.keys.prefix}${TENANTS_NAME}/`, after, limit);
+  }
+
+  /**
+   * On a scope only (a `TypeError` otherwise): deletes every object under the scope's prefix, its files,
+   * hidden files, rename journals, access index and nested tenants, until none is left.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    if (!SCOPE_PREFIX.test(this.keys.prefix)) throw unscopedPurgeError();
+    return purgePrefix(this.bucket, this.keys.prefix, dryRun);
   }
 
   /** Files and bytes from a listing (sizes only, no object is read): one request per 1,000 objects. */

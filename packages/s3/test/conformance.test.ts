@@ -1,3 +1,4 @@
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { runConformance } from "@mem/conformance";
 import { afterAll, beforeAll } from "vitest";
 import { S3Store } from "../src/index.js";
@@ -41,12 +42,30 @@ runConformance<S3Store>({
   },
   tenants: true,
   // Resolution 0: every view records its access, so the suite's exact boundaries hold.
-  createExpiring: (expiry) =>
-    new S3Store({
+  createExpiring: (expiry) => {
+    const prefix = freshPrefix();
+    const store = new S3Store({
       client: fx.client,
       bucket: fx.server.bucket,
-      prefix: freshPrefix(),
+      prefix,
       accessResolutionSeconds: 0,
       ...expiry,
-    }),
+    });
+    prefixes.set(store, prefix);
+    return store;
+  },
+  erasure: {
+    tenantKeyOrder: true,
+    // Every object under the store's prefix (the tenants' objects all lie beneath it), key and body.
+    dump: async (store) => {
+      const prefix = prefixes.get(store)!;
+      const keys = await fx.keys(prefix);
+      return Promise.all(
+        keys.map(async (key) => {
+          const object = await fx.direct.send(new GetObjectCommand({ Bucket: fx.server.bucket, Key: key }));
+          return { key, value: (await object.Body?.transformToString("latin1")) ?? "" };
+        }),
+      );
+    },
+  },
 });

@@ -57,6 +57,8 @@ interface ChildRow {
 /** `[path + "/", path + "0")`: every path beneath `path` in byte order ("0" follows "/"). */
 const below = (path: string): [string, string] => [`${path}/`, `${path}0`];
 
+import { listTenants, purgeTenant } from "./tenants.js";
+
 export class Engine {
   readonly #statements = new Map<string, Database.Statement>();
 
@@ -98,6 +100,10 @@ export class Engine {
       case "check":
         this.#sql("SELECT value FROM mem_meta WHERE key = 'schema'").get();
         return undefined;
+      case "tenants":
+        return listTenants((text) => this.#sql(text), tenant, request.after ?? undefined, request.limit);
+      case "purge":
+        return purgeTenant(this.db, (text) => this.#sql(text), tenant, request.dryRun);
     }
   }
 

@@ -3,7 +3,17 @@
  * cross a `postMessage` unchanged. The clock stays with the store (tests inject one), so each request
  * carries its own `now` and expiry cutoff.
  */
-import type { FileData, FileOrListing, Listing, Stat, StoredFile, SweepResult, Usage } from "@mem/core";
+import type {
+  FileData,
+  FileOrListing,
+  Listing,
+  PurgeResult,
+  Stat,
+  StoredFile,
+  SweepResult,
+  TenantPage,
+  Usage,
+} from "@mem/core";
 
 interface Base {
   /** The scope chain's key (see schema.ts). */
@@ -27,6 +37,8 @@ export type Request = Base &
     | { op: "files" }
     | { op: "sweep" }
     | { op: "check" }
+    | { op: "tenants"; after: string | null; limit: number }
+    | { op: "purge"; dryRun: boolean }
   );
 
 export interface Results {
@@ -41,6 +53,8 @@ export interface Results {
   files: StoredFile[];
   sweep: SweepResult;
   check: undefined;
+  tenants: TenantPage;
+  purge: PurgeResult;
 }
 
 /** A failure as data: the store turns it back into core's typed error. */
@@ -60,7 +74,8 @@ export const changes = (request: Request): boolean =>
   request.op === "write" ||
   request.op === "delete" ||
   request.op === "rename" ||
-  request.op === "sweep";
+  request.op === "sweep" ||
+  request.op === "purge";
 
 /** Messages to the database thread. */
 export type ToThread = { type: "batch"; id: number; requests: Request[] } | { type: "close" };

@@ -13,12 +13,19 @@ import {
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
+  type PurgeOptions,
+  type PurgeResult,
+  purgeOptions,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  type TenantPage,
+  type TenantsOptions,
+  tenantPageOptions,
   type Usage,
+  unscopedPurgeError,
   updateWithRetry,
   type Version,
   type WriteCondition,
@@ -96,7 +103,7 @@ const checkStoreOptions = (options: unknown): void => {
 export class SqliteStore implements MemoryStore {
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The scope chain: `[]` for the store itself, `["a", "b"]` for `scope("a").scope("b")`. */
-  readonly tenants: readonly string[];
+  readonly scopeChain: readonly string[];
   readonly #shared: Shared;
   readonly #key: string;
   readonly #owner: boolean;
@@ -105,7 +112,7 @@ export class SqliteStore implements MemoryStore {
     const scoped = (options as { [SHARED]?: { shared: Shared; tenants: string[] } } | undefined)?.[SHARED];
     if (scoped) {
       this.#shared = scoped.shared;
-      this.tenants = scoped.tenants;
+      this.scopeChain = scoped.tenants;
       this.#key = scoped.tenants.join("/");
       this.#owner = false;
       return;
@@ -123,7 +130,7 @@ export class SqliteStore implements MemoryStore {
       expiry,
       path: "path" in options ? options.path : undefined,
     };
-    this.tenants = [];
+    this.scopeChain = [];
     this.#key = "";
     this.#owner = true;
   }
@@ -138,7 +145,7 @@ export class SqliteStore implements MemoryStore {
    * `scope("a").scope("b")` is a tenant of its own, and no store sees its scopes' files.
    */
   scope(tenant: string): SqliteStore {
-    const tenants = [...this.tenants, checkTenant(tenant)];
+    const tenants = [...this.scopeChain, checkTenant(tenant)];
     return new SqliteStore({ [SHARED]: { shared: this.#shared, tenants } } as unknown as SqliteStoreOptions);
   }
 
@@ -252,6 +259,25 @@ export class SqliteStore implements MemoryStore {
       { attempts: EDIT_ATTEMPTS },
     );
     return outcomes;
+  }
+
+  /**
+   * The direct tenants of this store that hold a file (or nested tenants that do), in byte order: a
+   * loose index scan, one probe per tenant of the page (see tenants.ts), whatever the number of tenants.
+   */
+  async tenants(options?: TenantsOptions): Promise<TenantPage> {
+    const { after, limit } = tenantPageOptions(options);
+    return this.#run({ op: "tenants", after: after ?? null, limit });
+  }
+
+  /**
+   * On a scope only (a `TypeError` otherwise): deletes every row of this tenant and its nested tenants in
+   * one transaction, with `secure_delete` on so the freed pages are zeroed.
+   */
+  async purge(options?: PurgeOptions): Promise<PurgeResult> {
+    const { dryRun } = purgeOptions(options);
+    if (this.scopeChain.length === 0) throw unscopedPurgeError();
+    return this.#run({ op: "purge", dryRun });
   }
 
   /** Files and bytes of this scope, hidden files included, from its maintained totals: one row read. */

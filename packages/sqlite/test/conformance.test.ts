@@ -18,6 +18,30 @@ runConformance({
   destroy,
   tenants: true,
   createExpiring: (expiry) => new SqliteStore({ path: freshPath(), ...expiry }),
+  // Every row of every table, read on a connection of its own.
+  erasure: {
+    dump: async (store) => {
+      const db = new Database(store.path!, { readonly: true });
+      try {
+        const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+          name: string;
+        }[];
+        return tables.flatMap(({ name }) =>
+          (db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]).map((row) => {
+            const cells = Object.entries(row).map(
+              ([k, v]) => `${k}=${Buffer.isBuffer(v) ? v.toString("latin1") : String(v)}`,
+            );
+            return {
+              key: `${name}\u0000${String(row.tenant)}\u0000${String(row.path)}`,
+              value: cells.join("\u0000"),
+            };
+          }),
+        );
+      } finally {
+        db.close();
+      }
+    },
+  },
 });
 
 // The application's own handle, used on the calling thread.

@@ -49,7 +49,7 @@ describe("tenants", () => {
     expect(await store.files()).toEqual([]);
     expect(await store.delete("/memories")).toBe(false);
     expect(await ab.usage()).toEqual({ files: 1, bytes: 2 });
-    expect(ab.tenants).toEqual(["a", "b"]);
+    expect(ab.scopeChain).toEqual(["a", "b"]);
     expect(() => store.scope("a/b")).toThrow(TypeError);
   });
 });

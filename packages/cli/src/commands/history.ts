@@ -2,8 +2,8 @@
  * `mem history URL PATH` and `mem restore URL PATH VERSION`: the earlier versions `@mem/history` keeps of a
  * file (in the store itself, under its reserved hidden name), and undoing a change.
  */
-import type { MemoryStore } from "@mem/core";
-import { HistoryStore } from "@mem/history";
+import { isStoreError, type MemoryStore } from "@mem/core";
+import { HistoryStore, RedactedVersionError } from "@mem/history";
 import { CommandError } from "../context.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
@@ -17,31 +17,70 @@ export const history: CommandModule = (program, ctx) => {
     .description("List the earlier versions @mem/history keeps of a file, newest first")
     .argument(...URL_ARGUMENT)
     .argument("<path>", "memory path of the file (it may have been deleted or moved away since)")
+    .option("--redact <version>", "remove that version's content for good, keeping a tombstone")
+    .option("--actor <name>", "with --redact: who redacts it, kept in the tombstone")
     .option(...JSON_OPTION)
-    .addHelpText("after", examples("mem history fs:./memory /memories/notes.md"))
-    .action(async (url: string, raw: string, options: { json?: boolean }) => {
-      await ctx.withStore(
-        url,
-        async (store) => {
-          const path = memoryPath(raw, store);
-          const versions = await keptOf(store).versions(path);
-          if (options.json) {
-            ctx.printJson({ path, versions });
-            return;
-          }
-          if (versions.length === 0) {
-            ctx.io.stdout.write(`${path}: no earlier versions kept.\n`);
-            return;
-          }
-          for (const v of versions) {
-            const by =
-              v.command === undefined ? "" : `\t${v.command}${v.actor === undefined ? "" : ` by ${v.actor}`}`;
-            ctx.io.stdout.write(`${v.id}\t${new Date(v.time).toISOString()}\t${v.size} bytes${by}\n`);
-          }
-        },
-        READ_ONLY,
-      );
-    });
+    .addHelpText(
+      "after",
+      examples(
+        "mem history fs:./memory /memories/notes.md",
+        "mem history fs:./memory /memories/notes.md --redact 0mwu0gsys-0003-cc13b23f",
+      ),
+    )
+    .action(
+      async (url: string, raw: string, options: { json?: boolean; redact?: string; actor?: string }) => {
+        if (options.actor !== undefined && options.redact === undefined) {
+          throw new CommandError("--actor goes with --redact.", 2);
+        }
+        await ctx.withStore(
+          url,
+          async (store) => {
+            const path = memoryPath(raw, store);
+            if (options.redact !== undefined) {
+              const id = options.redact;
+              try {
+                await keptOf(store).redact(
+                  path,
+                  id,
+                  options.actor === undefined ? {} : { by: options.actor },
+                );
+              } catch (error) {
+                if (isStoreError(error, "NOT_FOUND")) {
+                  throw new CommandError(`${path} has no version ${JSON.stringify(id)}; see mem history.`);
+                }
+                if (error instanceof TypeError) throw new CommandError(`--actor: ${error.message}`, 2);
+                throw error;
+              }
+              if (options.json) ctx.printJson({ path, redacted: id });
+              else ctx.print(`Redacted version ${id} of ${path}: its content is gone, a tombstone remains.`);
+              return;
+            }
+            const versions = await keptOf(store).versions(path);
+            if (options.json) {
+              ctx.printJson({ path, versions });
+              return;
+            }
+            if (versions.length === 0) {
+              ctx.io.stdout.write(`${path}: no earlier versions kept.\n`);
+              return;
+            }
+            for (const v of versions) {
+              const by =
+                v.command === undefined
+                  ? ""
+                  : `\t${v.command}${v.actor === undefined ? "" : ` by ${v.actor}`}`;
+              const redacted = v.redacted
+                ? `\tredacted ${new Date(v.redacted.time).toISOString()}${v.redacted.by === undefined ? "" : ` by ${v.redacted.by}`}`
+                : "";
+              ctx.io.stdout.write(
+                `${v.id}\t${new Date(v.time).toISOString()}\t${v.size} bytes${by}${redacted}\n`,
+              );
+            }
+          },
+          READ_ONLY,
+        );
+      },
+    );
 };
 
 export const restore: CommandModule = (program, ctx) => {
@@ -59,7 +98,13 @@ export const restore: CommandModule = (program, ctx) => {
         async (store) => {
           const path = memoryPath(raw, store);
           const kept = keptOf(store);
-          if ((await kept.readVersion(path, id)) === null) {
+          const data = await kept.readVersion(path, id).catch((error: unknown) => {
+            if (error instanceof RedactedVersionError) {
+              throw new CommandError(`Version ${id} of ${path} was redacted; it cannot be restored.`);
+            }
+            throw error;
+          });
+          if (data === null) {
             throw new CommandError(`${path} has no version ${JSON.stringify(id)}; see mem history.`);
           }
           const { replacedVersionId } = await kept.restore(path, id);

@@ -10,11 +10,13 @@ import { exportCommand } from "./export.js";
 import { history, restore } from "./history.js";
 import { importCommand } from "./import.js";
 import { mcp } from "./mcp.js";
+import { purge } from "./purge.js";
 import { putCommand } from "./put.js";
 import { rotate } from "./rotate.js";
 import { run } from "./run.js";
 import { serve } from "./serve.js";
 import { sweep } from "./sweep.js";
+import { tenants } from "./tenants.js";
 import { tree } from "./tree.js";
 import { verify } from "./verify.js";
 import { view } from "./view.js";
@@ -31,6 +33,8 @@ export const COMMANDS: readonly CommandModule[] = [
   verify,
   du,
   sweep,
+  tenants,
+  purge,
   rotate,
   history,
   restore,
