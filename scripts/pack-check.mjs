@@ -41,9 +41,9 @@ const run = (command, args, options = {}) => {
   return result.stdout;
 };
 
-const runAsync = (command, args) =>
+const runAsync = (command, args, options = {}) =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], ...options });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;
@@ -188,6 +188,8 @@ try {
       "--no-audit",
       "--no-fund",
       "--no-package-lock",
+      // Registry metadata already in npm's cache is used without asking again; what is missing is fetched.
+      "--prefer-offline",
       "--loglevel=error",
       ...tarballs.map((t) => t.file),
       `@anthropic-ai/sdk@${sdkRange}`,
@@ -206,17 +208,38 @@ try {
   for (const file of readdirSync(smoke)) writeFileSync(join(project, file), readFileSync(join(smoke, file)));
 
   step("type-checking the smoke files (node16, nodenext) and running them");
-  for (const config of ["tsconfig.node16.json", "tsconfig.json"]) {
-    run(bin("tsc"), ["-p", join(project, config), "--typeRoots", join(root, "node_modules", "@types")], {
-      cwd: project,
-    });
+  // The two checks are independent (node16 emits nothing), so they run side by side, as do the two runs.
+  const checks = await Promise.all(
+    ["tsconfig.node16.json", "tsconfig.json"].map((config) =>
+      runAsync(
+        bin("tsc"),
+        ["-p", join(project, config), "--typeRoots", join(root, "node_modules", "@types")],
+        {
+          cwd: project,
+        },
+      ).then((result) => ({ config, ...result })),
+    ),
+  );
+  const failed = checks.filter(({ status }) => status !== 0);
+  if (failed.length > 0) {
+    throw new Error(
+      failed
+        .map(({ config, status, output }) => `tsc -p ${config} failed (${status}):\n${output.trim()}`)
+        .join("\n"),
+    );
   }
-  for (const file of ["smoke-import.mjs", "smoke-require.cjs"]) {
-    try {
-      console.log(run(process.execPath, [join(project, "out", file)], { cwd: project }).trim());
-    } catch (error) {
-      problems.push(`smoke ${file}\n${error.message}`);
-    }
+  const smokes = await Promise.all(
+    ["smoke-import.mjs", "smoke-require.cjs"].map(async (file) => ({
+      file,
+      ...(await runAsync(process.execPath, [join(project, "out", file)], { cwd: project })),
+    })),
+  );
+  for (const { file, status, output } of smokes) {
+    if (status === 0) console.log(output.trim());
+    else
+      problems.push(
+        `smoke ${file}\n${[process.execPath, join(project, "out", file)].join(" ")} failed (${status}):\n${output.trim()}`,
+      );
   }
 } catch (error) {
   problems.push(error.message);

@@ -1,3 +1,5 @@
+import { defineConfig } from "vitest/config";
 import { memVitestConfig } from "../../vitest.shared.js";
 
-export default memVitestConfig();
+const base = memVitestConfig();
+export default defineConfig({ ...base, test: { ...base.test, globalSetup: ["test/bundle-worker.ts"] } });

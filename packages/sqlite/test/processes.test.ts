@@ -5,7 +5,7 @@ import { exitOf, isSealed, killOnceReady, startFixture, stopFixtures } from "@me
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/index.js";
-import { freshPath, textOf } from "./helpers.js";
+import { freshDiskPath, textOf } from "./helpers.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
@@ -25,7 +25,7 @@ describe("several processes on one database", () => {
     "lose no edit when 2 processes × 8 writers insert lines into the same files",
     { timeout: 180_000 },
     async () => {
-      const path = freshPath();
+      const path = freshDiskPath();
       const store = new SqliteStore({ path });
       const files = ["/memories/a.md", "/memories/b.md"];
       for (const file of files) {
@@ -76,7 +76,7 @@ describe("crash safety", () => {
     "keeps every acknowledged write, tears no file and opens clean across 16 SIGKILLs of a writer",
     { timeout: 240_000 },
     async () => {
-      const path = freshPath();
+      const path = freshDiskPath();
       const acknowledged: string[] = [];
       for (let round = 0; round < 16; round++) {
         const child = startFixture(packageDir, "crash-worker.ts", [path]);

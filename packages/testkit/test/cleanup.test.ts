@@ -95,7 +95,9 @@ const expectEverythingGone = async (tmp: string, started: Started) => {
   expect(await refuses(() => fetch(started.s3Direct))).toBe(true);
 };
 
-describe("a test process that ends without stopping its servers", () => {
+// Each test has its own child, TMPDIR and servers on free ports, so they run side by side: most of their
+// time is the child starting (tsx compiles into its empty TMPDIR) and its servers coming up.
+describe.concurrent("a test process that ends without stopping its servers", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`kills the servers and removes their directories on ${signal}`, async () => {
       const { child, tmp, started, exited } = startChild("wait");
