@@ -1,0 +1,500 @@
+-- The one script that runs every store operation inside Redis (see ../script.ts for how it is embedded
+-- and sent), so that each operation is atomic, also on Redis Cluster since every key of a store shares
+-- one hash tag, and costs one round trip. Redis runs it under Lua 5.1 with the `redis` API; the only
+-- globals it reads are KEYS, ARGV, redis and unpack.
+--
+-- Data layout, for a store whose key base is `B` (see ../keys.ts):
+-- - `B f:{path}`  hash `d` = file bytes, `v` = version
+-- - `B d:{path}`  hash child name → `f` | `d`: the directory index. A directory exists exactly while
+--                  this hash is non-empty; Redis drops empty hashes, so empty directories vanish.
+-- - `B o:{path}`  sorted set of the same child names, all of score 0, so that ZRANGE gives them in view's
+--                  order: byte order once the lead bytes 0xEE and 0xEF become 0xF5 and 0xF6 (bytes UTF-8
+--                  never uses), which puts U+E000–U+FFFF after the characters above U+FFFF, as UTF-16
+--                  code units sort them. A listing reads the first names it shows and no others.
+-- - `B n`         hash directory path → number of its children with listed names, so that a listing
+--                  counts the entries it does not show without reading them
+-- - `B c`         hash directory path → number of the files its listed size adds up (absent means 0), so
+--                  that a wrapper changing every file's size can correct directory sizes
+-- - `B z`         hash directory path → listed size (bytes of files beneath it whose names below the
+--                  directory are all listed names); absent means 0
+-- - `B t`         sorted set path → last access time in ms, for expiry; kept only while expiry is on
+-- - `B T`         present while `B t` holds every file's access time: operations without expiry delete
+--                  it, and the first operation with expiry then starts every file's clock anew
+-- - `B u`         hash `f` = number of files, `b` = their total bytes (hidden ones included): usage in O(1)
+-- - `B s`         hash path → size of each file, kept only with expiry: the Redis expiry of a file key
+--                  (the backstop below) must not lose the size the totals need
+-- - `B seq`       the version counter; versions are never reused within a store
+--
+-- Expiry: every operation first removes the files whose access time is older than `now - ttl`, so an
+-- expired file is missing at once. As a backstop for stores nobody calls any more, every key touched
+-- gets a Redis expiry of twice the ttl (refreshed on each access), so the server reclaims an abandoned
+-- store by itself; the script, which runs first while the store is in use, keeps the index consistent.
+--
+-- Call: KEYS[1] = `B seq` (routes the call to the store's slot), ARGV = base, ttl in ms (0: none), now
+-- in ms ('' for the server's clock), operation, operation arguments.
+--
+-- Every key is built from ARGV[1] rather than passed in KEYS: the keys an operation touches depend on
+-- what it finds (a directory's children), and they all share KEYS[1]'s hash tag, so Cluster still sees
+-- one slot.
+--
+-- Answers are Lua tables that Redis turns into arrays; the TypeScript side (../store.ts) reads them by
+-- position, so a change here goes with a change there.
+local base = ARGV[1]
+local ttl = tonumber(ARGV[2])
+local op = ARGV[4]
+local ROOT = '/memories'
+local SEQ = KEYS[1]
+local SIZES = base .. 'z'
+local ACCESS = base .. 't'
+local USAGE = base .. 'u'
+local FILESIZE = base .. 's'
+local COUNTS = base .. 'n'
+local FILES = base .. 'c'
+local INDEXED = base .. 'T'
+local function arg(i) return ARGV[5 + i] end
+
+local function fkey(p) return base .. 'f:' .. p end
+local function dkey(p) return base .. 'd:' .. p end
+local function okey(p) return base .. 'o:' .. p end
+-- Sorted-set members are names with the lead bytes 0xEE and 0xEF raised, so that byte order is view's
+-- order (see the header); a listing turns them back into names.
+local TO_ORDER = {['\238'] = '\245', ['\239'] = '\246'}
+local TO_NAME = {['\245'] = '\238', ['\246'] = '\239'}
+local function orderOf(n) return (string.gsub(n, '[\238\239]', TO_ORDER)) end
+local function nameOfOrder(k) return (string.gsub(k, '[\245\246]', TO_NAME)) end
+local function exists(k) return redis.call('EXISTS', k) == 1 end
+local function parent(p) return (string.match(p, '^(.*)/[^/]*$')) end
+local function name(p) return (string.match(p, '([^/]*)$')) end
+local function listed(n) return string.sub(n, 1, 1) ~= '.' and n ~= 'node_modules' end
+local function under(p, dir) return string.sub(p, 1, #dir + 1) == dir .. '/' end
+local function num(v) return tonumber(v) or 0 end
+
+-- A store built with a clock passes its time; otherwise the server's clock, which every client of the
+-- store shares, decides what has expired.
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function ms(x) return string.format('%.0f', x) end
+local backstop = ms(ttl * 2)
+
+-- Usage totals; the hash goes away with the last file.
+local function count(files, bytes)
+  if files ~= 0 and redis.call('HINCRBY', USAGE, 'f', files) <= 0 then
+    redis.call('DEL', USAGE)
+    return
+  end
+  if bytes ~= 0 then redis.call('HINCRBY', USAGE, 'b', bytes) end
+end
+
+-- Marks p accessed now; with expiry, refreshes the backstop of p's key, its directories and the store's own keys.
+local function touch(p)
+  if ttl <= 0 then return end
+  redis.call('ZADD', ACCESS, ms(now), p)
+  redis.call('PEXPIRE', fkey(p), backstop)
+  local dir = parent(p)
+  while dir do
+    redis.call('PEXPIRE', dkey(dir), backstop)
+    redis.call('PEXPIRE', okey(dir), backstop)
+    if dir == ROOT then break end
+    dir = parent(dir)
+  end
+  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED}) do redis.call('PEXPIRE', k, backstop) end
+end
+
+local function sizeOf(p)
+  local size = redis.call('HSTRLEN', fkey(p), 'd')
+  if size == 0 and ttl > 0 then size = num(redis.call('HGET', FILESIZE, p)) end
+  return size
+end
+
+-- Adds delta to the listed size of each ancestor of p that counts p: walking up stops at the first
+-- unlisted name, since nothing beneath an unlisted name counts for the directories above it.
+local function addSize(p, delta, files)
+  if delta == 0 and files == 0 then return end
+  local child = p
+  while child ~= ROOT and listed(name(child)) do
+    local dir = parent(child)
+    if delta ~= 0 and redis.call('HINCRBY', SIZES, dir, delta) == 0 then redis.call('HDEL', SIZES, dir) end
+    if files ~= 0 and redis.call('HINCRBY', FILES, dir, files) <= 0 then redis.call('HDEL', FILES, dir) end
+    child = dir
+  end
+end
+
+-- Enters p into its parent's index, creating missing ancestors.
+local function link(p, kind)
+  local child, k = p, kind
+  while child ~= ROOT do
+    local dir = parent(child)
+    local existed = dir == ROOT or exists(dkey(dir))
+    local n = name(child)
+    if redis.call('HSET', dkey(dir), n, k) == 1 then
+      redis.call('ZADD', okey(dir), 0, orderOf(n))
+      if listed(n) then redis.call('HINCRBY', COUNTS, dir, 1) end
+    end
+    if existed then return end
+    child, k = dir, 'd'
+  end
+end
+
+-- Removes p from its parent's index; ancestors left empty vanish.
+local function unlink(p)
+  local child = p
+  while child ~= ROOT do
+    local dir = parent(child)
+    local n = name(child)
+    if redis.call('HDEL', dkey(dir), n) == 1 then
+      redis.call('ZREM', okey(dir), orderOf(n))
+      if listed(n) and redis.call('HINCRBY', COUNTS, dir, -1) <= 0 then redis.call('HDEL', COUNTS, dir) end
+    end
+    if dir == ROOT or exists(dkey(dir)) then return end
+    redis.call('HDEL', SIZES, dir)
+    redis.call('HDEL', FILES, dir)
+    child = dir
+  end
+end
+
+-- The ancestor of p that is a file, if any (at most one can be, as files have no children).
+local function fileAncestor(p)
+  local dir = parent(p)
+  while dir ~= ROOT do
+    if exists(dkey(dir)) then return nil end
+    if exists(fkey(dir)) then return dir end
+    dir = parent(dir)
+  end
+  return nil
+end
+
+local function removeFile(p)
+  local size = sizeOf(p)
+  redis.call('DEL', fkey(p))
+  if ttl > 0 then
+    redis.call('ZREM', ACCESS, p)
+    redis.call('HDEL', FILESIZE, p)
+  end
+  addSize(p, -size, -1)
+  count(-1, -size)
+  unlink(p)
+  return size
+end
+
+-- Every file and directory beneath dir (dir included in dirs).
+local function walk(dir, files, dirs)
+  dirs[#dirs + 1] = dir
+  local kids = redis.call('HGETALL', dkey(dir))
+  for i = 1, #kids, 2 do
+    local p = dir .. '/' .. kids[i]
+    if kids[i + 1] == 'd' then walk(p, files, dirs) else files[#files + 1] = p end
+  end
+end
+
+-- Removes the expired files; returns their paths and sizes (path, size, path, size...).
+local function purge()
+  if ttl <= 0 then return {} end
+  local old = redis.call('ZRANGEBYSCORE', ACCESS, '-inf', '(' .. ms(now - ttl))
+  local out = {}
+  for _, p in ipairs(old) do
+    local indexed = redis.call('HGET', dkey(parent(p)), name(p)) == 'f'
+    if exists(fkey(p)) or indexed then
+      out[#out + 1] = p
+      out[#out + 1] = removeFile(p)
+    else
+      redis.call('ZREM', ACCESS, p)
+    end
+  end
+  return out
+end
+
+-- Starts every file's clock now: the first operation with expiry after any without it (which kept no
+-- access times), so no file lives forever and none vanishes at once.
+local function startClocks()
+  local files, dirs = {}, {}
+  walk(ROOT, files, dirs)
+  redis.call('DEL', ACCESS, FILESIZE)
+  for _, f in ipairs(files) do
+    redis.call('ZADD', ACCESS, ms(now), f)
+    redis.call('HSET', FILESIZE, f, redis.call('HSTRLEN', fkey(f), 'd'))
+  end
+  redis.call('SET', INDEXED, '1')
+end
+
+-- Operations that add or access files without expiry record no access times, so the first operation
+-- with expiry after one of them cannot trust `B t` and starts every clock anew.
+if ttl > 0 then
+  if not exists(INDEXED) then startClocks() end
+elseif op == 'read' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
+  redis.call('DEL', INDEXED)
+end
+
+if op == 'sweep' then return purge() end
+purge()
+
+if op == 'usage' then
+  local u = redis.call('HMGET', USAGE, 'f', 'b')
+  return {num(u[1]), num(u[2])}
+end
+
+-- The bytes and version of file p (an access), or nil.
+local function readFile(p)
+  local h = redis.call('HMGET', fkey(p), 'd', 'v')
+  if not h[1] then return nil end
+  touch(p)
+  return h
+end
+
+if op == 'read' then return readFile(arg(0)) end
+
+if op == 'stat' then
+  local p = arg(0)
+  if p == ROOT then return {'d'} end
+  if exists(fkey(p)) then return {'f', redis.call('HSTRLEN', fkey(p), 'd')} end
+  if exists(dkey(p)) then return {'d'} end
+  return nil
+end
+
+-- HMGET of any number of fields (a Lua call takes a few thousand arguments at most).
+local function hmget(key, fields)
+  local out = {}
+  for i = 1, #fields, 1000 do
+    local chunk = {}
+    for j = i, math.min(i + 999, #fields) do chunk[#chunk + 1] = fields[j] end
+    local values = redis.call('HMGET', key, unpack(chunk))
+    for _, v in ipairs(values) do out[#out + 1] = v end
+  end
+  return out
+end
+
+-- Listed entries within levels levels beneath p.
+local function countBeneath(p, levels)
+  local kids = redis.call('HGETALL', dkey(p))
+  local c = 0
+  for i = 1, #kids, 2 do
+    if listed(kids[i]) then
+      c = c + 1
+      if kids[i + 1] == 'd' and levels > 1 then c = c + countBeneath(p .. '/' .. kids[i], levels - 1) end
+    end
+  end
+  return c
+end
+
+-- Entries of d's listed children names (of kinds) within levels levels, themselves included.
+local function countEntries(d, names, kinds, levels)
+  local c = #names
+  if levels < 1 then return c end
+  local dirs = {}
+  for i, n in ipairs(names) do
+    if kinds[i] == 'd' then dirs[#dirs + 1] = d .. '/' .. n end
+  end
+  if levels == 1 then
+    for _, v in ipairs(hmget(COUNTS, dirs)) do c = c + num(v) end
+  else
+    for _, p in ipairs(dirs) do c = c + countBeneath(p, levels - 1) end
+  end
+  return c
+end
+
+-- Names a listing reads per ZRANGE while it still shows entries: with a limit it reads little more than
+-- it shows, however large the directory.
+local PAGE = 256
+
+-- The listing of dir: its size, how many entries it left out, its file count (-1 unless counting), then
+-- path, kind, size, level and file count of the first limit entries in view's order (depth first, siblings by UTF-16
+-- code units).
+local function listing(dir, depth, limit, counting)
+  local out = {num(redis.call('HGET', SIZES, dir)), 0, counting and num(redis.call('HGET', FILES, dir)) or -1}
+  local shown, omitted = 0, 0
+  local function visit(d, level)
+    local zk = okey(d)
+    local pos = 0
+    while true do
+      local page
+      if shown < limit then page = redis.call('ZRANGE', zk, pos, pos + PAGE - 1)
+      else page = redis.call('ZRANGE', zk, pos, -1) end
+      if #page == 0 then return end
+      pos = pos + #page
+      local names = {}
+      for _, k in ipairs(page) do
+        local n = nameOfOrder(k)
+        if listed(n) then names[#names + 1] = n end
+      end
+      local kinds = hmget(dkey(d), names)
+      local i = 1
+      while i <= #names and shown < limit do
+        local p = d .. '/' .. names[i]
+        shown = shown + 1
+        out[#out + 1] = p
+        if kinds[i] == 'f' then
+          out[#out + 1] = 'f'; out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
+          out[#out + 1] = 0
+        else
+          out[#out + 1] = 'd'; out[#out + 1] = num(redis.call('HGET', SIZES, p)); out[#out + 1] = level
+          out[#out + 1] = counting and num(redis.call('HGET', FILES, p)) or -1
+          if level < depth then visit(p, level + 1) end
+        end
+        i = i + 1
+      end
+      if i <= #names then
+        local restNames, restKinds = {}, {}
+        for j = i, #names do
+          restNames[#restNames + 1] = names[j]
+          restKinds[#restKinds + 1] = kinds[j]
+        end
+        omitted = omitted + countEntries(d, restNames, restKinds, depth - level)
+      end
+      if #page < PAGE then return end
+    end
+  end
+  if depth >= 1 then visit(dir, 1) end
+  out[2] = omitted
+  return out
+end
+
+local function isDirectory(p) return p == ROOT or exists(dkey(p)) end
+
+-- The listing of directory p with the call's depth, limit ('' for none) and file counting, or nil.
+local function listingArgs(p)
+  if not isDirectory(p) then return nil end
+  return listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')
+end
+
+if op == 'list' then return listingArgs(arg(0)) end
+
+-- A file's bytes and version, or else the listing of a directory: view in one call.
+if op == 'view' then
+  local h = readFile(arg(0))
+  if h then return {'f', h[1], h[2]} end
+  local l = listingArgs(arg(0))
+  return l and {'d', l}
+end
+
+if op == 'write' then
+  local p, data, expected = arg(0), arg(1), arg(2)
+  -- The quotas ('' for none), checked after the write's own errors: one script, so nothing comes between.
+  local maxFiles, maxBytes = tonumber(arg(3) or ''), tonumber(arg(4) or '')
+  local fk = fkey(p)
+  local oldSize = 0
+  if expected == '' then
+    if p == ROOT or exists(fk) or exists(dkey(p)) then return {'exists'} end
+    local ancestor = fileAncestor(p)
+    if ancestor then return {'notdir', ancestor} end
+  else
+    if redis.call('HGET', fk, 'v') ~= expected then return {'conflict'} end
+    oldSize = redis.call('HSTRLEN', fk, 'd')
+  end
+  if maxFiles or maxBytes then
+    local u = redis.call('HMGET', USAGE, 'f', 'b')
+    local files, bytes = num(u[1]), num(u[2])
+    local over
+    if expected == '' then
+      over = (maxFiles and files + 1 > maxFiles) or (maxBytes and bytes + #data > maxBytes)
+    else
+      over = maxBytes and #data > oldSize and bytes - oldSize + #data > maxBytes
+    end
+    if over then return {'quota', files, bytes} end
+  end
+  local version = tostring(redis.call('INCR', SEQ))
+  redis.call('HSET', fk, 'd', data, 'v', version)
+  if expected == '' then link(p, 'f') end
+  if ttl > 0 then redis.call('HSET', FILESIZE, p, #data) end
+  addSize(p, #data - oldSize, expected == '' and 1 or 0)
+  count(expected == '' and 1 or 0, #data - oldSize)
+  touch(p)
+  return {'ok', version}
+end
+
+if op == 'delete' then
+  local p = arg(0)
+  if exists(fkey(p)) then
+    removeFile(p)
+    return 1
+  end
+  if p ~= ROOT and not exists(dkey(p)) then return 0 end
+  local files, dirs = {}, {}
+  walk(p, files, dirs)
+  addSize(p, -num(redis.call('HGET', SIZES, p)), -num(redis.call('HGET', FILES, p)))
+  local bytes = 0
+  for _, f in ipairs(files) do
+    bytes = bytes + sizeOf(f)
+    redis.call('DEL', fkey(f))
+    if ttl > 0 then
+      redis.call('ZREM', ACCESS, f)
+      redis.call('HDEL', FILESIZE, f)
+    end
+  end
+  count(-#files, -bytes)
+  for _, d in ipairs(dirs) do
+    redis.call('DEL', dkey(d), okey(d))
+    redis.call('HDEL', SIZES, d)
+    redis.call('HDEL', COUNTS, d)
+    redis.call('HDEL', FILES, d)
+  end
+  unlink(p)
+  return #files > 0 and 1 or 0
+end
+
+if op == 'rename' then
+  local from, to = arg(0), arg(1)
+  local isFile = exists(fkey(from))
+  if not isFile and (from == ROOT or not exists(dkey(from))) then return {'notfound'} end
+  if to == ROOT or exists(fkey(to)) or exists(dkey(to)) then return {'exists'} end
+  if under(to, from) then return {'inside'} end
+  local ancestor = fileAncestor(to)
+  if ancestor then return {'notdir', ancestor} end
+  -- A move is an access (SPEC §7) of every file it moves.
+  local function moveAccess(a, b)
+    if ttl > 0 then
+      redis.call('ZREM', ACCESS, a)
+      local size = redis.call('HGET', FILESIZE, a)
+      redis.call('HDEL', FILESIZE, a)
+      if size then redis.call('HSET', FILESIZE, b, size) end
+    end
+  end
+  -- Moves what hash key holds for directory a to directory b.
+  local function moveField(key, a, b)
+    local v = redis.call('HGET', key, a)
+    if v then
+      redis.call('HDEL', key, a)
+      redis.call('HSET', key, b, v)
+    end
+  end
+  if isFile then
+    local size = redis.call('HSTRLEN', fkey(from), 'd')
+    addSize(from, -size, -1)
+    unlink(from)
+    redis.call('RENAME', fkey(from), fkey(to))
+    moveAccess(from, to)
+    link(to, 'f')
+    addSize(to, size, 1)
+    touch(to)
+    return {'ok'}
+  end
+  local files, dirs = {}, {}
+  walk(from, files, dirs)
+  local size = num(redis.call('HGET', SIZES, from))
+  local fileCount = num(redis.call('HGET', FILES, from))
+  addSize(from, -size, -fileCount)
+  unlink(from)
+  local cut = #from + 1
+  -- RENAME fails on a missing key, and a script error would leave the move half done; the guards only
+  -- matter if something outside the store removed keys (e.g. an evicting maxmemory policy).
+  for _, d in ipairs(dirs) do
+    local nd = to .. string.sub(d, cut)
+    if exists(dkey(d)) then redis.call('RENAME', dkey(d), dkey(nd)) end
+    if exists(okey(d)) then redis.call('RENAME', okey(d), okey(nd)) end
+    moveField(SIZES, d, nd)
+    moveField(FILES, d, nd)
+    moveField(COUNTS, d, nd)
+  end
+  for _, f in ipairs(files) do
+    local nf = to .. string.sub(f, cut)
+    if exists(fkey(f)) then redis.call('RENAME', fkey(f), fkey(nf)) end
+    moveAccess(f, nf)
+  end
+  link(to, 'd')
+  addSize(to, size, fileCount)
+  for _, f in ipairs(files) do touch(to .. string.sub(f, cut)) end
+  return {'ok'}
+end
+
+return redis.error_reply('ERR unknown memory store operation')
