@@ -54,12 +54,12 @@ const listTools = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
 
 /** A store with tenants, each an InMemoryStore of its own (the built-in stores bring their own scope()). */
 class TenantStore extends ForwardingStore {
-  readonly tenants = new Map<string, InMemoryStore>();
+  readonly scoped = new Map<string, InMemoryStore>();
   scope(tenant: string): MemoryStore {
-    let store = this.tenants.get(tenant);
+    let store = this.scoped.get(tenant);
     if (!store) {
       store = new InMemoryStore();
-      this.tenants.set(tenant, store);
+      this.scoped.set(tenant, store);
     }
     return store;
   }
@@ -286,7 +286,7 @@ describe("streamable HTTP", () => {
     expect((await callMemory(asAlice, { command: "view", path: "/memories/secret.md" })).content).toContain(
       "1\tA",
     );
-    expect([...store.tenants.keys()].sort()).toEqual(["alice", "bob@example.com"]);
+    expect([...store.scoped.keys()].sort()).toEqual(["alice", "bob@example.com"]);
     expect(await store.inner.list("/memories", 2)).toMatchObject({ entries: [] });
     await expect(httpClient(server.url, newToken())).rejects.toThrow();
     await Promise.all([asAlice.close(), asBob.close()]);
