@@ -53,3 +53,7 @@ export const specialFileRefused = (): RefusedEntryError =>
  * the store into it, and reading it would disclose that file. The store itself never makes hard links.
  */
 export const hardLinkRefused = (): RefusedEntryError => new RefusedEntryError("file has other hard links");
+
+/** The errors a change throws before it changes anything. */
+export const isRefusal = (error: unknown): boolean =>
+  isStoreError(error) && !isStoreError(error, "STORE_FAILURE");

@@ -1,7 +1,7 @@
 import { rmdirSync, unlinkSync } from "node:fs";
+import { Budget, forEachWithBudget } from "./budget.js";
 import type { Dir } from "./dir.js";
 import { errnoOf, failure } from "./failure.js";
-import { Budget, forEachWithBudget } from "./limit.js";
 import { removeAbandonedMarkers } from "./lock.js";
 import { isReservedName, LOCK_TEMP_PREFIX, MARKER_PREFIX, pidOfLockTemp, TEMP_PREFIX } from "./names.js";
 import { pidAlive } from "./process-identity.js";
@@ -24,7 +24,7 @@ const ignoring = (call: () => void, ...codes: string[]): void => {
  * takeovers. Runs under the lock, right
  * after taking it over from a dead holder. Symbolic links are neither followed nor removed.
  */
-export const sweep = async (root: Dir, staleMs: number): Promise<void> => {
+export const removeCrashLeftovers = async (root: Dir, staleMs: number): Promise<void> => {
   const budget = new Budget(16);
   const markers: string[] = [];
   const visit = async (dir: Dir, isRoot: boolean): Promise<void> => {

@@ -1,8 +1,8 @@
 import { type Dirent, readdirSync, type Stats } from "node:fs";
 import { isListedName } from "@mem/core";
+import { Budget, forEachWithBudget } from "./budget.js";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, failure, RefusedEntryError } from "./failure.js";
-import { Budget, forEachWithBudget } from "./limit.js";
 import { isReservedName, TENANTS_DIR } from "./names.js";
 
 /** Extra directory descriptors one walk may hold open at once. */
