@@ -15,7 +15,7 @@ import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { StoreFailureError } from "@mem/core";
 import { settleAll } from "./budget.js";
-import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { errnoOf, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -84,7 +84,7 @@ export class Dir {
         if (stats?.isSymbolicLink()) throw symlinkRefused();
         throw new StoreFailureError("the memory directory is not a directory");
       }
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -109,7 +109,7 @@ export class Dir {
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT" || code === "ENOTDIR") return null;
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -128,12 +128,12 @@ export class Dir {
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT") return "missing";
-      if (code !== "ELOOP" && code !== "ENOTDIR" && code !== "EMLINK") throw failure(error);
+      if (code !== "ELOOP" && code !== "ENOTDIR" && code !== "EMLINK") throw toStoreFailure(error);
       const kind = await this.kindOf(name);
       if (kind === "link") throw symlinkRefused();
       if (kind === "other") throw specialFileRefused();
       if (kind === "file" || kind === "missing") return kind;
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -175,7 +175,7 @@ export class Dir {
       // Some file systems cannot sync a directory descriptor; the data itself was synced already.
       const code = errnoOf(error);
       if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EBADF")
-        throw failure(error);
+        throw toStoreFailure(error);
     }
   }
 
@@ -210,7 +210,7 @@ export const ensureDirectory = (path: string): void => {
     mkdirSync(path, { mode: 0o700 });
     chmodSync(path, 0o700);
   } catch (error) {
-    if (errnoOf(error) !== "EEXIST") throw failure(error);
+    if (errnoOf(error) !== "EEXIST") throw toStoreFailure(error);
   }
   if (!lstatSync(path).isDirectory()) throw symlinkRefused();
 };
@@ -288,7 +288,7 @@ export const pruneEmpty = async (
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") break;
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
   if (removedFrom >= 0) await dirs[removedFrom]!.sync();

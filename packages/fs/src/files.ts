@@ -6,7 +6,7 @@
 import { lutimesSync, rmdirSync, type Stats, unlinkSync } from "node:fs";
 import type { Expiry } from "@mem/core";
 import type { Dir } from "./dir.js";
-import { errnoOf, failure } from "./failure.js";
+import { errnoOf, toStoreFailure } from "./failure.js";
 import { isReservedName } from "./names.js";
 import { Pace, readEntries, withChild } from "./walk.js";
 
@@ -58,7 +58,7 @@ const removeIfEmpty = (dir: Dir, name: string): void => {
   } catch (error) {
     const code = errnoOf(error);
     if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT" && code !== "ENOTDIR")
-      throw failure(error);
+      throw toStoreFailure(error);
   }
 };
 
@@ -96,7 +96,7 @@ export const removeExpired = async (
         unlinkSync(parent.at(name));
       } catch (error) {
         if (errnoOf(error) === "ENOENT") return;
-        throw failure(error);
+        throw toStoreFailure(error);
       }
       removed.paths.push(path);
       removed.bytes += stats.size;

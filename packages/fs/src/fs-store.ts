@@ -63,7 +63,7 @@ import {
   releaseDescent,
   syncAll,
 } from "./dir.js";
-import { errnoOf, failure, isRefusal, specialFileRefused, symlinkRefused } from "./failure.js";
+import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
 import { type Claim, submit } from "./group.js";
 import { openEntry, readFileIn, readOpenFile, versionOf, writeAtomically } from "./io.js";
@@ -193,7 +193,7 @@ export class FsStore implements MemoryStore {
     try {
       return await listTenants(this.root, after, limit);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -207,7 +207,7 @@ export class FsStore implements MemoryStore {
     try {
       return await purgeTenant(dirname(this.root), basename(this.root), dryRun);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -295,7 +295,7 @@ export class FsStore implements MemoryStore {
       try {
         accessSync(this.root, constants.W_OK | constants.X_OK);
       } catch (error) {
-        throw failure(error);
+        throw toStoreFailure(error);
       }
     });
   }
@@ -627,7 +627,7 @@ export class FsStore implements MemoryStore {
     try {
       return await task(root);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     } finally {
       await root.close();
     }
@@ -678,7 +678,7 @@ export class FsStore implements MemoryStore {
       } catch (error) {
         // Refusals come before any change; anything else may have come after one.
         if (!isRefusal(error)) totalsOf(root)?.invalidate();
-        throw failure(error);
+        throw toStoreFailure(error);
       }
     });
   }
@@ -703,7 +703,7 @@ export class FsStore implements MemoryStore {
             made = true;
             if (descent.createdFrom < 0) descent.createdFrom = index;
           } catch (error) {
-            if (errnoOf(error) !== "EEXIST") throw failure(error);
+            if (errnoOf(error) !== "EEXIST") throw toStoreFailure(error);
           }
           child = await parent.openChild(name);
         }

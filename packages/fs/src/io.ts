@@ -17,7 +17,7 @@ import {
 import { promisify } from "node:util";
 import type { Expiry, FileData, Version } from "@mem/core";
 import { type Dir, fsyncAsync, syncAll } from "./dir.js";
-import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
+import { errnoOf, hardLinkRefused, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { tempName } from "./names.js";
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_NONBLOCK } = constants;
@@ -115,13 +115,13 @@ export const openEntry = (dir: Dir, name: string): { fd: number; stats: Stats } 
     const code = errnoOf(error);
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     if (code === "ELOOP" || code === "EMLINK") throw symlinkRefused();
-    throw failure(error);
+    throw toStoreFailure(error);
   }
   try {
     return { fd, stats: fstatSync(fd) };
   } catch (error) {
     closeSync(fd);
-    throw failure(error);
+    throw toStoreFailure(error);
   }
 };
 

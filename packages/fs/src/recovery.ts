@@ -1,7 +1,7 @@
 import { rmdirSync, unlinkSync } from "node:fs";
 import { Budget, forEachWithBudget } from "./budget.js";
 import type { Dir } from "./dir.js";
-import { errnoOf, failure } from "./failure.js";
+import { errnoOf, toStoreFailure } from "./failure.js";
 import { removeAbandonedMarkers } from "./lock.js";
 import { isReservedName, LOCK_TEMP_PREFIX, MARKER_PREFIX, pidOfLockTemp, TEMP_PREFIX } from "./names.js";
 import { pidAlive } from "./process-identity.js";
@@ -13,7 +13,7 @@ const ignoring = (call: () => void, ...codes: string[]): void => {
     call();
   } catch (error) {
     const code = errnoOf(error);
-    if (code === undefined || !codes.includes(code)) throw failure(error);
+    if (code === undefined || !codes.includes(code)) throw toStoreFailure(error);
   }
 };
 
@@ -71,7 +71,7 @@ export const removeContents = async (dir: Dir): Promise<void> => {
           const code = errnoOf(error);
           if ((code === "EISDIR" || code === "EPERM") && (await current.kindOf(entry.name)) === "directory") {
             subdirs.push(entry.name);
-          } else if (code !== "ENOENT") throw failure(error);
+          } else if (code !== "ENOENT") throw toStoreFailure(error);
         }
       }
     }

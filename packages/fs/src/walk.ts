@@ -2,7 +2,7 @@ import { type Dirent, readdirSync, type Stats } from "node:fs";
 import { isListedName } from "@mem/core";
 import { Budget, forEachWithBudget } from "./budget.js";
 import { type Dir, kindOfStats } from "./dir.js";
-import { errnoOf, failure, RefusedEntryError } from "./failure.js";
+import { errnoOf, RefusedEntryError, toStoreFailure } from "./failure.js";
 import { isReservedName, TENANTS_DIR } from "./names.js";
 
 /** Extra directory descriptors one walk may hold open at once. */
@@ -30,7 +30,7 @@ export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
     return readdirSync(dir.self, { withFileTypes: true });
   } catch (error) {
     if (errnoOf(error) === "ENOENT") return [];
-    throw failure(error);
+    throw toStoreFailure(error);
   }
 };
 
