@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import {
-  ConflictError,
   checkOptions,
   checkTenant,
   type Expiry,
@@ -8,21 +6,14 @@ import {
   expiryOf,
   type FileData,
   type FileOrListing,
-  isListedName,
-  isSameOrInside,
-  isStoreError,
-  type ListEntry,
   type Listing,
   type ListOptions,
   limitListing,
   type MemoryStore,
-  NotFoundError,
   type PurgeOptions,
   type PurgeResult,
-  pathOf,
   purgeOptions,
   ROOT,
-  rebase,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
@@ -32,34 +23,23 @@ import {
   type TenantPage,
   type TenantsOptions,
   type Usage,
-  updateWithRetry,
   usageOf,
   type Version,
   type WriteCondition,
 } from "@mem/core";
-import {
-  type Cipher,
-  IntegrityError,
-  integrityError,
-  keyIdOf,
-  OVERHEAD,
-  open,
-  plaintextSize,
-  seal,
-} from "./format.js";
-import { checkKdfParams, DEFAULT_KDF, derivePassphraseKeys, type KdfParams } from "./kdf.js";
+import { type Cipher, IntegrityError, OVERHEAD, open, seal } from "./format.js";
+import { checkKdfParams, DEFAULT_KDF, type KdfParams } from "./kdf.js";
 import { type KeyMaterial, type Keyring, type KeySource, keySources } from "./keys.js";
-import { formerPaths, type Move, newMove, parseMove } from "./moves.js";
-import { readPathSet, updatePathSet } from "./path-set.js";
-import {
-  BOOKKEEPING_DIR,
-  claimPath,
-  isOwnReservedName,
-  keyCheckPath,
-  RENAME_JOURNAL_PATH,
-  UNLISTED_INDEX_PATH,
-} from "./reserved.js";
-import { loadSodium } from "./sodium.js";
+import type { Move } from "./moves.js";
+import { openAnywhere, openMoved, pendingMoves, recoverMoves } from "./recovery.js";
+import { renamePath } from "./rename.js";
+import { BOOKKEEPING_DIR, isOwnReservedName } from "./reserved.js";
+import { type RotationOptions, type RotationReport, rotateAll } from "./rotation.js";
+import { plaintextFromSubtree, plaintextListing, sizeOf } from "./sizes.js";
+import { startCipher } from "./startup.js";
+import { ALL_DEPTHS, filesBeneath, forgetUnlisted, isUnlistedPath, recordUnlisted } from "./unlisted.js";
+
+export type { RotationOptions, RotationReport } from "./rotation.js";
 
 export interface EncryptedStoreOptions extends ExpiryOptions {
   /** One key (id `"default"`): 32 bytes, their base64, or `{ passphrase }`. Give this or `keyring`. */
@@ -82,30 +62,6 @@ const PARENT = Symbol("parent");
 type ScopedOptions = EncryptedStoreOptions & { [PARENT]?: { cipher: () => Promise<Cipher> } };
 
 const isBookkeepingPath = (path: string): boolean => segmentsOf(path).some(isOwnReservedName);
-
-export interface RotationOptions {
-  /** Stops the rotation between two files; run `rotate()` again to continue where it stopped. */
-  signal?: AbortSignal;
-}
-
-export interface RotationReport {
-  /** Files re-encrypted under the active key by this run. */
-  rotated: number;
-  /** Files that were already under the active key. */
-  current: number;
-}
-
-/** Paths are at most 1024 bytes, so no tree is deeper than this. */
-const ALL_DEPTHS = 1024;
-const MAX_ATTEMPTS = 50;
-
-const isUnlistedPath = (path: string): boolean => !segmentsOf(path).every(isListedName);
-
-/**
- * A journal entry whose source still exists and whose destination never appeared may belong to a rename
- * about to move on another instance; after this long it is taken as abandoned (crashed before the move).
- */
-const ABANDONED_AFTER_MS = 10 * 60 * 1000;
 
 /**
  * A {@link MemoryStore} that encrypts every file of another store with XChaCha20-Poly1305, binding each
@@ -282,7 +238,7 @@ export class EncryptedStore implements MemoryStore {
   }
 
   async #decrypted(cipher: Cipher, file: FileData, path: string): Promise<FileData> {
-    const data = await this.#open(cipher, file.data, path);
+    const data = await openAnywhere(this.#inner, cipher, file.data, path);
     // The inner store may compute the version only when asked (FsStore hashes the bytes); views never ask.
     return {
       data,
@@ -323,7 +279,7 @@ export class EncryptedStore implements MemoryStore {
   ): Promise<Listing | null> {
     const counted =
       shown.files !== undefined && shown.entries.every((e) => e.kind === "file" || e.files !== undefined);
-    return counted ? this.#plaintextListing(shown, options) : this.#listFromSubtree(dir, depth, options);
+    return counted ? plaintextListing(shown, options) : this.#listFromSubtree(dir, depth, options);
   }
 
   async #listFromSubtree(
@@ -333,7 +289,7 @@ export class EncryptedStore implements MemoryStore {
   ): Promise<Listing | null> {
     const deep = await this.#inner.list(dir, ALL_DEPTHS);
     if (!deep) return null;
-    return limitListing(dir, this.#plaintextFromSubtree(dir, deep, depth), options?.limit);
+    return limitListing(dir, plaintextFromSubtree(dir, deep, depth), options?.limit);
   }
 
   /**
@@ -356,47 +312,6 @@ export class EncryptedStore implements MemoryStore {
     return listing && { kind: "directory", listing };
   }
 
-  #plaintextListing(shown: Listing, options: ListOptions | undefined): Listing {
-    const lessOverheads = (size: number, files: number) => Math.max(0, size - files * OVERHEAD);
-    const entries = shown.entries.map((entry): ListEntry => {
-      const size =
-        entry.kind === "file" ? sizeOf(entry.path, entry.size) : lessOverheads(entry.size, entry.files ?? 0);
-      const plain: ListEntry = { path: entry.path, kind: entry.kind, size, depth: entry.depth };
-      if (options?.countFiles && entry.files !== undefined) plain.files = entry.files;
-      return plain;
-    });
-    const listing: Listing = { size: lessOverheads(shown.size, shown.files ?? 0), entries };
-    if (shown.omitted !== undefined) listing.omitted = shown.omitted;
-    if (options?.countFiles) listing.files = shown.files ?? 0;
-    return listing;
-  }
-
-  #plaintextFromSubtree(dir: string, deep: Listing, depth: number): Listing {
-    const base = segmentsOf(dir);
-    const sizes = new Map<string, number>();
-    let total = 0;
-    for (const entry of deep.entries) {
-      if (entry.kind !== "file") continue;
-      const size = sizeOf(entry.path, entry.size);
-      total += size;
-      sizes.set(entry.path, size);
-      const segments = segmentsOf(entry.path);
-      for (let d = 1; d <= depth && base.length + d < segments.length; d++) {
-        const ancestor = pathOf(segments.slice(0, base.length + d));
-        sizes.set(ancestor, (sizes.get(ancestor) ?? 0) + size);
-      }
-    }
-    const entries = deep.entries
-      .filter((entry) => entry.depth <= depth)
-      .map((entry) => ({
-        path: entry.path,
-        kind: entry.kind,
-        size: sizes.get(entry.path) ?? 0,
-        depth: entry.depth,
-      }));
-    return { size: total, entries };
-  }
-
   /**
    * Every file written through this wrapper, hidden ones included (from the unlisted-file index), with
    * plaintext sizes; the wrapper's bookkeeping is left out.
@@ -404,7 +319,7 @@ export class EncryptedStore implements MemoryStore {
   async files(): Promise<StoredFile[]> {
     const cipher = await this.#ready();
     const files: StoredFile[] = [];
-    for (const path of await this.#filesBeneath(cipher, ROOT)) {
+    for (const path of await filesBeneath(this.#inner, cipher, ROOT)) {
       const stat = await this.#inner.stat(path);
       if (stat?.kind === "file") files.push({ path, size: Math.max(0, stat.size - OVERHEAD) });
     }
@@ -414,14 +329,14 @@ export class EncryptedStore implements MemoryStore {
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
     const cipher = await this.#ready();
     await this.#refreshBookkeeping();
-    if (isUnlistedPath(path)) await this.#recordUnlisted(cipher, [path]);
+    if (isUnlistedPath(path)) await recordUnlisted(this.#inner, cipher, [path]);
     return this.#inner.write(path, seal(cipher, data, path), condition);
   }
 
   async delete(path: string): Promise<boolean> {
     const cipher = await this.#ready();
     const deleted = await this.#inner.delete(path);
-    await this.#forgetUnlisted(cipher, path);
+    await forgetUnlisted(this.#inner, cipher, path);
     return deleted;
   }
 
@@ -442,78 +357,8 @@ export class EncryptedStore implements MemoryStore {
   async rename(from: string, to: string): Promise<void> {
     const cipher = await this.#ready();
     await this.#refreshBookkeeping();
-    await this.#recover(cipher).catch(() => {});
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const file = await this.#inner.read(from);
-      if (file) {
-        await this.#renameFile(cipher, from, to, file);
-        if (isUnlistedPath(from)) await this.#forgetUnlisted(cipher, from);
-        return;
-      }
-      const stat = await this.#inner.stat(from);
-      if (!stat) throw new NotFoundError(from);
-      // A file that appeared since the read is read again.
-      if (stat.kind === "directory") return this.#renameDirectory(cipher, from, to);
-    }
-    throw new ConflictError(from);
-  }
-
-  async #renameFile(cipher: Cipher, from: string, to: string, file: FileData): Promise<void> {
-    const plain = await this.#open(cipher, file.data, from);
-    if (isUnlistedPath(to)) await this.#recordUnlisted(cipher, [to]);
-    const copy = await this.#inner.write(to, seal(cipher, plain, to), { ifAbsent: true });
-    const claim = claimPath(from);
-    try {
-      await this.#inner.rename(from, claim);
-    } catch (error) {
-      // Another rename or a delete took the source first: this rename never happened.
-      if (isStoreError(error, "NOT_FOUND")) await this.#inner.delete(to);
-      throw error;
-    }
-    const claimed = await this.#inner.read(claim);
-    if (claimed && !sameBytes(claimed.data, file.data)) {
-      const latest = await this.#open(cipher, claimed.data, from);
-      try {
-        await this.#inner.write(to, seal(cipher, latest, to), { ifVersion: copy.version });
-      } catch (error) {
-        if (!isStoreError(error, "CONFLICT")) throw error;
-        // Both paths were edited while the rename ran; losing neither edit beats finishing the move.
-        await this.#inner.rename(claim, from);
-        throw new StoreFailureError(`${from} and ${to} were both edited during the rename; both were kept`);
-      }
-    }
-    await this.#inner.delete(claim);
-  }
-
-  async #renameDirectory(cipher: Cipher, from: string, to: string): Promise<void> {
-    const moving = await this.#filesBeneath(cipher, from);
-    // A file that cannot be opened (tampered, or under a key the keyring lacks) would be stranded at its
-    // new path, bound to the old one; refuse before anything moves.
-    for (const path of moving) {
-      const file = await this.#inner.read(path);
-      if (!file) continue;
-      try {
-        await this.#open(cipher, file.data, path);
-      } catch (error) {
-        if (error instanceof IntegrityError) throw integrityError(`${path}: ${error.detail}`);
-        throw error;
-      }
-    }
-    // Hidden files keep their place in the unlisted index under their new paths.
-    await this.#recordUnlisted(cipher, moving.map((p) => rebase(p, from, to)).filter(isUnlistedPath));
-    const move = newMove(from, to, randomBytes(12).toString("hex"));
-    await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { add: [move.entry] });
-    try {
-      await this.#inner.rename(from, to);
-    } catch (error) {
-      // A refused rename moved nothing; after an outage, files may have moved, so recovery keeps the entry.
-      if (!isStoreError(error, "STORE_FAILURE")) {
-        await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
-      }
-      throw error;
-    }
-    await this.#finishMove(cipher, move);
-    if (moving.some(isUnlistedPath)) await this.#forgetUnlisted(cipher, from);
+    await recoverMoves(this.#inner, cipher).catch(() => {});
+    await renamePath(this.#inner, cipher, from, to);
   }
 
   /**
@@ -545,7 +390,7 @@ export class EncryptedStore implements MemoryStore {
         return next === null ? null : seal(cipher, next, path);
       });
       if (!needsJournal) return found;
-      moves = await this.#pendingMoves(cipher);
+      moves = await pendingMoves(this.#inner, cipher);
     }
   }
 
@@ -555,7 +400,7 @@ export class EncryptedStore implements MemoryStore {
    * ignoring its failures; call it directly to see them.
    */
   async recover(): Promise<number> {
-    return this.#recover(await this.#ready());
+    return recoverMoves(this.#inner, await this.#ready());
   }
 
   /**
@@ -571,15 +416,7 @@ export class EncryptedStore implements MemoryStore {
    */
   async rotate(options: RotationOptions = {}): Promise<RotationReport> {
     const cipher = await this.#ready();
-    const report: RotationReport = { rotated: 0, current: 0 };
-    await this.#recover(cipher);
-    const files = [...(await this.#filesBeneath(cipher, ROOT)), UNLISTED_INDEX_PATH, RENAME_JOURNAL_PATH];
-    for (const path of files) {
-      options.signal?.throwIfAborted();
-      const outcome = await this.#rotateFile(cipher, path);
-      if (outcome !== "missing") report[outcome]++;
-    }
-    return report;
+    return rotateAll(this.#inner, cipher, options);
   }
 
   isReservedName(name: string): boolean {
@@ -619,179 +456,11 @@ export class EncryptedStore implements MemoryStore {
       const cipher: Cipher = Object.create(await this.#parent.cipher(), {
         context: { value: this.#context, enumerable: true },
       });
-      await this.#recover(cipher).catch(() => {});
+      await recoverMoves(this.#inner, cipher).catch(() => {});
       return cipher;
     }
-    const sodium = await loadSodium();
-    const passphrases = this.#sources.flatMap((s) => ("passphrase" in s ? [s] : []));
-    const derived = await derivePassphraseKeys(this.#inner, passphrases, this.#kdf, (n) =>
-      Uint8Array.from(randomBytes(n)),
-    );
-    const keys = new Map(
-      this.#sources.map((s) => [s.id, "bytes" in s ? Uint8Array.from(s.bytes) : derived.get(s.id)!]),
-    );
-    const cipher: Cipher = {
-      sodium,
-      context: this.#context,
-      keys,
-      activeId: this.#sources[0]!.id,
-      closed: this.#closed,
-    };
-    for (const { id } of this.#sources) await this.#checkKey(cipher, id);
-    await this.#recover(cipher).catch(() => {});
+    const cipher = await startCipher(this.#inner, this.#sources, this.#kdf, this.#context, this.#closed);
+    await recoverMoves(this.#inner, cipher).catch(() => {});
     return cipher;
   }
-
-  /**
-   * Each key id gets a small check file the first time it is used, so a wrong key or passphrase under a
-   * known id is refused at start instead of silently mixing keys in one store.
-   */
-  async #checkKey(cipher: Cipher, id: string): Promise<void> {
-    const path = keyCheckPath(id);
-    await updateWithRetry(this.#inner, path, (existing) => {
-      if (!existing) return seal(cipher, new Uint8Array(0), path, id);
-      try {
-        if (keyIdOf(existing.data) === id && open(cipher, existing.data, path).length === 0) return null;
-      } catch {
-        // reported below without details that could help guess the key
-      }
-      throw integrityError(`key "${id}" does not match the key this store recorded under that id`);
-    });
-  }
-
-  /** Every file beneath `dir` written through this wrapper, hidden ones included. */
-  async #filesBeneath(cipher: Cipher, dir: string): Promise<string[]> {
-    const listing = await this.#inner.list(dir, ALL_DEPTHS);
-    const listed = listing?.entries.filter((e) => e.kind === "file").map((e) => e.path) ?? [];
-    const unlisted = (await readPathSet(this.#inner, cipher, UNLISTED_INDEX_PATH)).filter(
-      (p) => p !== dir && isSameOrInside(p, dir),
-    );
-    return [...new Set([...listed, ...unlisted])];
-  }
-
-  async #recordUnlisted(cipher: Cipher, paths: readonly string[]): Promise<void> {
-    if (paths.length > 0) await updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { add: paths });
-  }
-
-  /**
-   * Removes the index entries at or beneath `path` once its files are gone (deleted or moved away), so
-   * the index holds no more than the hidden files that exist. A file written there again meanwhile (its
-   * writer recorded it before our removal) is found by the check that follows and put back.
-   */
-  async #forgetUnlisted(cipher: Cipher, path: string): Promise<void> {
-    const removed = await updatePathSet(this.#inner, cipher, UNLISTED_INDEX_PATH, { removeBeneath: [path] });
-    const back: string[] = [];
-    for (const p of removed) if (await this.#inner.stat(p)) back.push(p);
-    await this.#recordUnlisted(cipher, back);
-  }
-
-  async #pendingMoves(cipher: Cipher): Promise<Move[]> {
-    const entries = await readPathSet(this.#inner, cipher, RENAME_JOURNAL_PATH);
-    return entries.flatMap((entry) => parseMove(entry) ?? []);
-  }
-
-  /** Opens a ciphertext found at `path`, or at a path a pending rename moved it from. */
-  async #open(cipher: Cipher, data: Uint8Array, path: string, moves?: readonly Move[]): Promise<Uint8Array> {
-    try {
-      return open(cipher, data, path);
-    } catch (error) {
-      if (!(error instanceof IntegrityError)) throw error;
-      return openMoved(cipher, data, path, moves ?? (await this.#pendingMoves(cipher)));
-    }
-  }
-
-  /** Re-encrypts every moved file for its new path, then clears the journal entry. */
-  async #finishMove(cipher: Cipher, move: Move): Promise<void> {
-    // This move counts even if a recovering instance has already cleared its entry.
-    const moves = [move, ...(await this.#pendingMoves(cipher)).filter((m) => m.entry !== move.entry)];
-    for (const path of await this.#filesBeneathOrAt(cipher, move.to)) await this.#rebind(cipher, path, moves);
-    await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
-  }
-
-  /**
-   * Finishes each journaled rename whose source is gone (the inner move happened). While the source
-   * still exists the rename may be in flight elsewhere, or cut off inside a non-atomic inner rename:
-   * files already at the destination are re-encrypted and the entry stays. An entry whose destination
-   * never appeared is dropped once old enough to be abandoned, so old-path ciphertexts stop opening there.
-   */
-  async #recover(cipher: Cipher): Promise<number> {
-    let finished = 0;
-    for (const move of await this.#pendingMoves(cipher)) {
-      if (!(await this.#inner.stat(move.from))) {
-        await this.#finishMove(cipher, move);
-        finished++;
-      } else if (await this.#inner.stat(move.to)) {
-        const moves = await this.#pendingMoves(cipher);
-        for (const path of await this.#filesBeneathOrAt(cipher, move.to))
-          await this.#rebind(cipher, path, moves);
-      } else if (Date.now() - move.startedAt > ABANDONED_AFTER_MS) {
-        await updatePathSet(this.#inner, cipher, RENAME_JOURNAL_PATH, { remove: [move.entry] });
-      }
-    }
-    return finished;
-  }
-
-  async #filesBeneathOrAt(cipher: Cipher, path: string): Promise<string[]> {
-    const stat = await this.#inner.stat(path);
-    return stat?.kind === "file" ? [path] : stat ? this.#filesBeneath(cipher, path) : [];
-  }
-
-  /**
-   * Re-encrypts the file at `path` for that path if it is still bound to a former one. A file that
-   * opens nowhere (tampered, or not written through this wrapper) is left as it is: reads report it.
-   */
-  async #rebind(cipher: Cipher, path: string, moves: readonly Move[]): Promise<void> {
-    await updateWithRetry(this.#inner, path, async (file) => {
-      if (!file) return null;
-      try {
-        open(cipher, file.data, path);
-        return null;
-      } catch {
-        try {
-          return seal(cipher, await this.#open(cipher, file.data, path, moves), path);
-        } catch (error) {
-          if (error instanceof IntegrityError) return null;
-          throw error;
-        }
-      }
-    });
-  }
-
-  async #rotateFile(cipher: Cipher, path: string): Promise<"rotated" | "current" | "missing"> {
-    let outcome: "rotated" | "current" | "missing" = "missing";
-    await updateWithRetry(this.#inner, path, async (file) => {
-      outcome = !file ? "missing" : keyIdOf(file.data) === cipher.activeId ? "current" : "rotated";
-      if (!file || outcome === "current") return null;
-      return seal(cipher, await this.#open(cipher, file.data, path), path);
-    });
-    return outcome;
-  }
 }
-
-/** Opens a ciphertext found at `path`, or at a path one of `moves` moved it from. */
-const openMoved = (cipher: Cipher, data: Uint8Array, path: string, moves: readonly Move[]): Uint8Array => {
-  try {
-    return open(cipher, data, path);
-  } catch (error) {
-    if (!(error instanceof IntegrityError)) throw error;
-    for (const former of formerPaths(path, moves)) {
-      try {
-        return open(cipher, data, former);
-      } catch {
-        // try the next candidate; the first error is the one worth reporting
-      }
-    }
-    throw error;
-  }
-};
-
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
-  Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
-
-const sizeOf = (path: string, size: number): number => {
-  try {
-    return plaintextSize(size);
-  } catch {
-    throw integrityError(`${path} is shorter than any encrypted file`);
-  }
-};

@@ -8,7 +8,7 @@ export const RESERVED_PREFIX = ".mem-encrypted";
 /** Directory at the root holding the key-derivation parameters, key checks and the unlisted-file index. */
 export const BOOKKEEPING_DIR = `${ROOT}/${RESERVED_PREFIX}`;
 export const KDF_PATH = `${BOOKKEEPING_DIR}/kdf`;
-/** Every unlisted (hidden or `node_modules`) path written through the wrapper; see `#filesBeneath`. */
+/** Every unlisted (hidden or `node_modules`) path written through the wrapper; see `filesBeneath` in unlisted.ts. */
 export const UNLISTED_INDEX_PATH = `${BOOKKEEPING_DIR}/unlisted`;
 /** Renames whose files are not yet all re-encrypted for their new paths; see `EncryptedStore.rename`. */
 export const RENAME_JOURNAL_PATH = `${BOOKKEEPING_DIR}/renames`;

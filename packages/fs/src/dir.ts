@@ -1,7 +1,21 @@
-import { closeSync, constants, fsync, lstatSync, openSync, type Stats } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  fsync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  rmdirSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { StoreFailureError } from "@mem/core";
-import { errnoOf, failure, specialFileRefused, symlinkRefused } from "./failure.js";
+import { settleAll } from "./budget.js";
+import { errnoOf, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
@@ -70,7 +84,7 @@ export class Dir {
         if (stats?.isSymbolicLink()) throw symlinkRefused();
         throw new StoreFailureError("the memory directory is not a directory");
       }
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -95,7 +109,7 @@ export class Dir {
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT" || code === "ENOTDIR") return null;
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -114,12 +128,12 @@ export class Dir {
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT") return "missing";
-      if (code !== "ELOOP" && code !== "ENOTDIR" && code !== "EMLINK") throw failure(error);
+      if (code !== "ELOOP" && code !== "ENOTDIR" && code !== "EMLINK") throw toStoreFailure(error);
       const kind = await this.kindOf(name);
       if (kind === "link") throw symlinkRefused();
       if (kind === "other") throw specialFileRefused();
       if (kind === "file" || kind === "missing") return kind;
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -161,7 +175,7 @@ export class Dir {
       // Some file systems cannot sync a directory descriptor; the data itself was synced already.
       const code = errnoOf(error);
       if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EBADF")
-        throw failure(error);
+        throw toStoreFailure(error);
     }
   }
 
@@ -188,4 +202,94 @@ const lstatOrNull = (path: string): Stats | null => {
 /** Closes every directory of a walk, deepest first. */
 export const closeAll = async (dirs: readonly Dir[]): Promise<void> => {
   for (let i = dirs.length - 1; i >= 0; i--) await dirs[i]?.close();
+};
+
+/** Creates `path` (0700) unless it is there; refuses anything but a real directory at it. */
+export const ensureDirectory = (path: string): void => {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+    chmodSync(path, 0o700);
+  } catch (error) {
+    if (errnoOf(error) !== "EEXIST") throw toStoreFailure(error);
+  }
+  if (!lstatSync(path).isDirectory()) throw symlinkRefused();
+};
+
+export const createRoot = (requested: string): void => {
+  const first = mkdirSync(requested, { recursive: true, mode: 0o700 });
+  if (first === undefined) return;
+  // mkdir's mode is masked by the umask; set it explicitly on every directory created here.
+  for (let dir = requested; ; dir = dirname(dir)) {
+    chmodSync(dir, 0o700);
+    if (dir === first || dir === dirname(dir)) break;
+  }
+};
+
+/** Whether `/proc/self/fd/{fd}` reaches the directory behind `fd` (Linux with /proc mounted). */
+export const descriptorPathsWork = (root: string): boolean => {
+  if (process.platform !== "linux") return false;
+  let fd: number | undefined;
+  try {
+    fd = openSync(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    const direct = fstatSync(fd);
+    const viaProc = statSync(`/proc/self/fd/${fd}/.`);
+    return direct.dev === viaProc.dev && direct.ino === viaProc.ino;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+};
+
+/** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
+export interface Descent {
+  dirs: Dir[];
+  /** Where the walk stopped early: nothing at `segments[index]`, or a file there. */
+  blocked?: { kind: "missing" | "file"; index: number };
+  /** Index in `dirs` of the first directory that received a newly created subdirectory, or -1. */
+  createdFrom: number;
+}
+
+export const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dirs.slice(1));
+
+/** Every directory that received a new subdirectory during the descent. */
+export const createdDirs = (descent: Descent): Dir[] =>
+  descent.createdFrom < 0 ? [] : descent.dirs.slice(descent.createdFrom);
+
+/**
+ * Syncs directories concurrently: each sync is complete when this resolves, and syncs issued together
+ * share the file system's journal commit instead of waiting for one each.
+ */
+export const syncAll = async (dirs: readonly Dir[]): Promise<void> => {
+  await settleAll(dirs.map((dir) => dir.syncShared()));
+};
+
+/** After a failed change, removes the directories the descent created (only if still empty). */
+export const pruneCreated = async (descent: Descent, segments: readonly string[]): Promise<void> => {
+  if (descent.createdFrom < 0) return;
+  await pruneEmpty(descent.dirs, segments, descent.createdFrom + 1).catch(() => undefined);
+};
+
+/**
+ * Removes the directory at the end of `dirs` and its ancestors while they are empty, down to
+ * `dirs[floor]` and never the root (directories are implicit: one exists only while a file lies
+ * beneath it).
+ */
+export const pruneEmpty = async (
+  dirs: readonly Dir[],
+  segments: readonly string[],
+  floor = 1,
+): Promise<void> => {
+  let removedFrom = -1;
+  for (let i = dirs.length - 1; i >= Math.max(floor, 1); i--) {
+    try {
+      rmdirSync(dirs[i - 1]!.at(segments[i - 1]!));
+      removedFrom = i - 1;
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") break;
+      throw toStoreFailure(error);
+    }
+  }
+  if (removedFrom >= 0) await dirs[removedFrom]!.sync();
 };

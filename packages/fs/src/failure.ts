@@ -33,7 +33,7 @@ export const errnoOf = (error: unknown): string | undefined =>
  * Turns anything thrown by the file system into a typed store error. The reason never carries a path
  * (the root directory is an implementation detail the model does not need to see).
  */
-export const failure = (error: unknown): MemoryStoreError => {
+export const toStoreFailure = (error: unknown): MemoryStoreError => {
   if (isStoreError(error)) return error as MemoryStoreError;
   const code = errnoOf(error);
   const reason = code ? (REASONS[code] ?? `file system error (${code})`) : "unexpected file system error";
@@ -53,3 +53,7 @@ export const specialFileRefused = (): RefusedEntryError =>
  * the store into it, and reading it would disclose that file. The store itself never makes hard links.
  */
 export const hardLinkRefused = (): RefusedEntryError => new RefusedEntryError("file has other hard links");
+
+/** The errors a change throws before it changes anything. */
+export const isRefusal = (error: unknown): boolean =>
+  isStoreError(error) && !isStoreError(error, "STORE_FAILURE");

@@ -6,9 +6,9 @@
 import { lutimesSync, rmdirSync, type Stats, unlinkSync } from "node:fs";
 import type { Expiry } from "@mem/core";
 import type { Dir } from "./dir.js";
-import { errnoOf, failure } from "./failure.js";
+import { errnoOf, toStoreFailure } from "./failure.js";
 import { isReservedName } from "./names.js";
-import { Pace, readEntries, withChild } from "./walk.js";
+import { Pace, walkTree } from "./walk.js";
 
 export interface FileVisit {
   dir: Dir;
@@ -30,26 +30,18 @@ export const forEachFile = async (
   pruneEmpty = false,
 ): Promise<void> => {
   const pace = new Pace();
-  const walk = async (current: Dir, currentPath: string): Promise<void> => {
-    const subdirs: string[] = [];
-    for (const entry of await readEntries(current)) {
-      if (isReservedName(entry.name) || entry.isSymbolicLink()) continue;
-      if (entry.isDirectory()) {
-        subdirs.push(entry.name);
-        continue;
-      }
+  await walkTree(dir, dirPath, {
+    entry: async (current, currentPath, entry) => {
+      if (isReservedName(entry.name) || entry.isSymbolicLink()) return false;
+      if (entry.isDirectory()) return true;
       const stats = current.lstatNow(entry.name);
       await pace.step();
       if (stats?.isFile())
         visit({ dir: current, name: entry.name, path: `${currentPath}/${entry.name}`, stats });
-      else if (stats?.isDirectory()) subdirs.push(entry.name);
-    }
-    for (const name of subdirs) {
-      await withChild(current, name, (child) => walk(child, `${currentPath}/${name}`));
-      if (pruneEmpty) removeIfEmpty(current, name);
-    }
-  };
-  await walk(dir, dirPath);
+      return stats?.isDirectory() === true;
+    },
+    ...(pruneEmpty ? { left: removeIfEmpty } : {}),
+  });
 };
 
 const removeIfEmpty = (dir: Dir, name: string): void => {
@@ -58,7 +50,7 @@ const removeIfEmpty = (dir: Dir, name: string): void => {
   } catch (error) {
     const code = errnoOf(error);
     if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT" && code !== "ENOTDIR")
-      throw failure(error);
+      throw toStoreFailure(error);
   }
 };
 
@@ -66,16 +58,15 @@ const removeIfEmpty = (dir: Dir, name: string): void => {
 export const holdsLiveFile = async (dir: Dir, expiry: Expiry): Promise<boolean> => {
   const now = expiry.now();
   let found = false;
-  const walk = async (current: Dir): Promise<void> => {
-    for (const entry of await readEntries(current)) {
-      if (found) return;
-      if (isReservedName(entry.name) || entry.isSymbolicLink()) continue;
+  await walkTree(dir, "", {
+    stop: () => found,
+    entry: (current, _path, entry) => {
+      if (isReservedName(entry.name) || entry.isSymbolicLink()) return false;
       const stats = current.lstatNow(entry.name);
       if (stats?.isFile()) found = !expiry.isExpired(stats.mtimeMs, now);
-      else if (stats?.isDirectory()) await withChild(current, entry.name, walk);
-    }
-  };
-  await walk(dir);
+      return stats?.isDirectory() === true;
+    },
+  });
   return found;
 };
 
@@ -96,7 +87,7 @@ export const removeExpired = async (
         unlinkSync(parent.at(name));
       } catch (error) {
         if (errnoOf(error) === "ENOENT") return;
-        throw failure(error);
+        throw toStoreFailure(error);
       }
       removed.paths.push(path);
       removed.bytes += stats.size;

@@ -1,21 +1,13 @@
-import { createHash } from "node:crypto";
 import {
   accessSync,
-  chmodSync,
   closeSync,
   constants,
   fchmodSync,
-  fstatSync,
-  futimesSync,
   lstatSync,
   lutimesSync,
   mkdirSync,
-  openSync,
   realpathSync,
   renameSync,
-  rmdirSync,
-  type Stats,
-  statSync,
   unlinkSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
@@ -31,7 +23,6 @@ import {
   type FileData,
   type FileOrListing,
   isSameOrInside,
-  isStoreError,
   type Listing,
   type ListOptions,
   listingFromFiles,
@@ -59,15 +50,26 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { closeAll, Dir, fsyncAsync, type Resolution } from "./dir.js";
-import { errnoOf, failure, hardLinkRefused, specialFileRefused, symlinkRefused } from "./failure.js";
+import {
+  createdDirs,
+  createRoot,
+  type Descent,
+  Dir,
+  descriptorPathsWork,
+  ensureDirectory,
+  pruneCreated,
+  pruneEmpty,
+  type Resolution,
+  releaseDescent,
+  syncAll,
+} from "./dir.js";
+import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
 import { type Claim, submit } from "./group.js";
-import { createPrivateFile, readAll, writeAll } from "./io.js";
-import { settleAll } from "./limit.js";
+import { openEntry, readFileIn, readOpenFile, versionOf, writeAtomically } from "./io.js";
 import { acquire, type LockTiming, release } from "./lock.js";
 import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
-import { removeTree, sweep } from "./recovery.js";
+import { removeCrashLeftovers, removeTree } from "./recovery.js";
 import { listTenants, purgeTenant } from "./tenants.js";
 import {
   countFiles,
@@ -79,8 +81,6 @@ import {
   wantTotals,
 } from "./totals.js";
 import { collectAllFiles, collectFiles, type Live, Pace, withChild } from "./walk.js";
-
-const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
 export interface FsStoreOptions extends ExpiryOptions {
   /** The directory that holds `/memories`. Created (mode 0700, with missing parents) if absent. */
@@ -103,75 +103,6 @@ export interface FsStoreOptions extends ExpiryOptions {
 /** What a scope takes over from its parent instead of probing again. */
 const INHERITED = Symbol("inherited");
 type ScopeOptions = FsStoreOptions & { [INHERITED]?: Resolution };
-
-/** Creates `path` (0700) unless it is there; refuses anything but a real directory at it. */
-const ensureDirectory = (path: string): void => {
-  try {
-    mkdirSync(path, { mode: 0o700 });
-    chmodSync(path, 0o700);
-  } catch (error) {
-    if (errnoOf(error) !== "EEXIST") throw failure(error);
-  }
-  if (!lstatSync(path).isDirectory()) throw symlinkRefused();
-};
-
-/** The content hash that serves as version: it changes exactly when the bytes change. */
-const versionOf = (data: Uint8Array): Version => createHash("sha256").update(data).digest("base64url");
-
-/**
- * The bytes just read, with their version computed on first use: a view never asks for it, and
- * hashing a large file costs more than reading it.
- */
-const fileData = (data: Uint8Array): FileData => {
-  let version: Version | undefined;
-  return {
-    data,
-    get version() {
-      version ??= versionOf(data);
-      return version;
-    },
-  };
-};
-
-const createRoot = (requested: string): void => {
-  const first = mkdirSync(requested, { recursive: true, mode: 0o700 });
-  if (first === undefined) return;
-  // mkdir's mode is masked by the umask; set it explicitly on every directory created here.
-  for (let dir = requested; ; dir = dirname(dir)) {
-    chmodSync(dir, 0o700);
-    if (dir === first || dir === dirname(dir)) break;
-  }
-};
-
-/** Whether `/proc/self/fd/{fd}` reaches the directory behind `fd` (Linux with /proc mounted). */
-const descriptorPathsWork = (root: string): boolean => {
-  if (process.platform !== "linux") return false;
-  let fd: number | undefined;
-  try {
-    fd = openSync(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-    const direct = fstatSync(fd);
-    const viaProc = statSync(`/proc/self/fd/${fd}/.`);
-    return direct.dev === viaProc.dev && direct.ino === viaProc.ino;
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-};
-
-/** The errors a change throws before it changes anything. */
-const isRefusal = (error: unknown): boolean => isStoreError(error) && !isStoreError(error, "STORE_FAILURE");
-
-/** Directories opened on the way from the root to a path; `dirs[0]` is the root. */
-interface Descent {
-  dirs: Dir[];
-  /** Where the walk stopped early: nothing at `segments[index]`, or a file there. */
-  blocked?: { kind: "missing" | "file"; index: number };
-  /** Index in `dirs` of the first directory that received a newly created subdirectory, or -1. */
-  createdFrom: number;
-}
-
-const releaseDescent = (descent: Descent): Promise<void> => closeAll(descent.dirs.slice(1));
 
 /**
  * A {@link MemoryStore} over a local directory: `root` is `/memories`, `/memories/a/b.md` is
@@ -262,7 +193,7 @@ export class FsStore implements MemoryStore {
     try {
       return await listTenants(this.root, after, limit);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -276,7 +207,7 @@ export class FsStore implements MemoryStore {
     try {
       return await purgeTenant(dirname(this.root), basename(this.root), dryRun);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     }
   }
 
@@ -364,7 +295,7 @@ export class FsStore implements MemoryStore {
       try {
         accessSync(this.root, constants.W_OK | constants.X_OK);
       } catch (error) {
-        throw failure(error);
+        throw toStoreFailure(error);
       }
     });
   }
@@ -696,7 +627,7 @@ export class FsStore implements MemoryStore {
     try {
       return await task(root);
     } catch (error) {
-      throw failure(error);
+      throw toStoreFailure(error);
     } finally {
       await root.close();
     }
@@ -730,7 +661,7 @@ export class FsStore implements MemoryStore {
       this.withRoot(async (root) => {
         const held = await acquire(root, this.timing);
         try {
-          if (held.recovered) await sweep(root, this.timing.staleMs);
+          if (held.recovered) await removeCrashLeftovers(root, this.timing.staleMs);
           // Expired files leave without a change, so with expiry the totals could not be kept.
           const totals = this.expiry
             ? null
@@ -747,7 +678,7 @@ export class FsStore implements MemoryStore {
       } catch (error) {
         // Refusals come before any change; anything else may have come after one.
         if (!isRefusal(error)) totalsOf(root)?.invalidate();
-        throw failure(error);
+        throw toStoreFailure(error);
       }
     });
   }
@@ -772,7 +703,7 @@ export class FsStore implements MemoryStore {
             made = true;
             if (descent.createdFrom < 0) descent.createdFrom = index;
           } catch (error) {
-            if (errnoOf(error) !== "EEXIST") throw failure(error);
+            if (errnoOf(error) !== "EEXIST") throw toStoreFailure(error);
           }
           child = await parent.openChild(name);
         }
@@ -790,129 +721,3 @@ export class FsStore implements MemoryStore {
     }
   }
 }
-
-/**
- * `name` in `dir` opened for reading without following a link, with its `fstat`; `null` when nothing is
- * there. O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
- */
-const openEntry = (dir: Dir, name: string): { fd: number; stats: Stats } | null => {
-  let fd: number;
-  try {
-    fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = errnoOf(error);
-    if (code === "ENOENT" || code === "ENOTDIR") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw symlinkRefused();
-    throw failure(error);
-  }
-  try {
-    return { fd, stats: fstatSync(fd) };
-  } catch (error) {
-    closeSync(fd);
-    throw failure(error);
-  }
-};
-
-/**
- * The bytes of the regular file open at `fd`; `null` when (with `expiry`) it expired. With `expiry`,
- * reading is an access: the file's modification time becomes now.
- */
-const readOpenFile = async (fd: number, stats: Stats, expiry: Expiry | null): Promise<FileData | null> => {
-  if (!stats.isFile()) throw specialFileRefused();
-  if (stats.nlink > 1) throw hardLinkRefused();
-  if (expiry) {
-    const now = expiry.now();
-    if (expiry.isExpired(stats.mtimeMs, now)) return null;
-    const data = await readAll(fd, stats);
-    futimesSync(fd, now / 1000, now / 1000);
-    return fileData(data);
-  }
-  return fileData(await readAll(fd, stats));
-};
-
-/** The file `name` in `dir`; `null` when nothing or a directory is there, or when the file expired. */
-const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promise<FileData | null> => {
-  const entry = openEntry(dir, name);
-  if (!entry) return null;
-  try {
-    return entry.stats.isDirectory() ? null : await readOpenFile(entry.fd, entry.stats, expiry);
-  } finally {
-    closeSync(entry.fd);
-  }
-};
-
-/**
- * Write to a reserved temporary name, sync, rename over `name`, then sync the directory (and `alsoSync`,
- * the directories created on the way to it).
- */
-const writeAtomically = async (
-  dir: Dir,
-  name: string,
-  data: Uint8Array,
-  alsoSync: readonly Dir[] = [],
-  accessedMs?: number,
-): Promise<void> => {
-  const temp = tempName();
-  const fd = createPrivateFile(dir.at(temp));
-  let placed = false;
-  try {
-    try {
-      await writeAll(fd, data);
-      if (accessedMs !== undefined) futimesSync(fd, accessedMs / 1000, accessedMs / 1000);
-      await fsyncAsync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(dir.at(temp), dir.at(name));
-    placed = true;
-    await syncAll([dir, ...alsoSync]);
-  } finally {
-    if (!placed) removeQuietly(dir.at(temp));
-  }
-};
-
-const removeQuietly = (path: string): void => {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Best effort: a leftover temporary file is hidden, and recovery removes it.
-  }
-};
-
-/** Every directory that received a new subdirectory during the descent. */
-const createdDirs = (descent: Descent): Dir[] =>
-  descent.createdFrom < 0 ? [] : descent.dirs.slice(descent.createdFrom);
-
-/**
- * Syncs directories concurrently: each sync is complete when this resolves, and syncs issued together
- * share the file system's journal commit instead of waiting for one each.
- */
-const syncAll = async (dirs: readonly Dir[]): Promise<void> => {
-  await settleAll(dirs.map((dir) => dir.syncShared()));
-};
-
-/** After a failed change, removes the directories the descent created (only if still empty). */
-const pruneCreated = async (descent: Descent, segments: readonly string[]): Promise<void> => {
-  if (descent.createdFrom < 0) return;
-  await pruneEmpty(descent.dirs, segments, descent.createdFrom + 1).catch(() => undefined);
-};
-
-/**
- * Removes the directory at the end of `dirs` and its ancestors while they are empty, down to
- * `dirs[floor]` and never the root (directories are implicit: one exists only while a file lies
- * beneath it).
- */
-const pruneEmpty = async (dirs: readonly Dir[], segments: readonly string[], floor = 1): Promise<void> => {
-  let removedFrom = -1;
-  for (let i = dirs.length - 1; i >= Math.max(floor, 1); i--) {
-    try {
-      rmdirSync(dirs[i - 1]!.at(segments[i - 1]!));
-      removedFrom = i - 1;
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOENT") break;
-      throw failure(error);
-    }
-  }
-  if (removedFrom >= 0) await dirs[removedFrom]!.sync();
-};

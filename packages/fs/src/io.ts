@@ -1,17 +1,26 @@
+import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
   fchmodSync,
+  fstatSync,
+  futimesSync,
   openSync,
   read,
   readSync,
+  renameSync,
   type Stats,
+  unlinkSync,
   write,
   writeSync,
 } from "node:fs";
 import { promisify } from "node:util";
+import type { Expiry, FileData, Version } from "@mem/core";
+import { type Dir, fsyncAsync, syncAll } from "./dir.js";
+import { errnoOf, hardLinkRefused, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
+import { tempName } from "./names.js";
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
+const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_NONBLOCK } = constants;
 
 /**
  * Contents up to this size are read and written synchronously: from the page cache that takes
@@ -73,5 +82,115 @@ export const readAll = async (fd: number, stats: Stats): Promise<Buffer> => {
       : (await readAsync(fd, buffer, length, room, length)).bytesRead;
     if (count === 0) return buffer.subarray(0, length);
     length += count;
+  }
+};
+
+/** The content hash that serves as version: it changes exactly when the bytes change. */
+export const versionOf = (data: Uint8Array): Version => createHash("sha256").update(data).digest("base64url");
+
+/**
+ * The bytes just read, with their version computed on first use: a view never asks for it, and
+ * hashing a large file costs more than reading it.
+ */
+const fileData = (data: Uint8Array): FileData => {
+  let version: Version | undefined;
+  return {
+    data,
+    get version() {
+      version ??= versionOf(data);
+      return version;
+    },
+  };
+};
+
+/**
+ * `name` in `dir` opened for reading without following a link, with its `fstat`; `null` when nothing is
+ * there. O_NONBLOCK: opening a FIFO someone placed here must not wait for a writer.
+ */
+export const openEntry = (dir: Dir, name: string): { fd: number; stats: Stats } | null => {
+  let fd: number;
+  try {
+    fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    if (code === "ELOOP" || code === "EMLINK") throw symlinkRefused();
+    throw toStoreFailure(error);
+  }
+  try {
+    return { fd, stats: fstatSync(fd) };
+  } catch (error) {
+    closeSync(fd);
+    throw toStoreFailure(error);
+  }
+};
+
+/**
+ * The bytes of the regular file open at `fd`; `null` when (with `expiry`) it expired. With `expiry`,
+ * reading is an access: the file's modification time becomes now.
+ */
+export const readOpenFile = async (
+  fd: number,
+  stats: Stats,
+  expiry: Expiry | null,
+): Promise<FileData | null> => {
+  if (!stats.isFile()) throw specialFileRefused();
+  if (stats.nlink > 1) throw hardLinkRefused();
+  if (expiry) {
+    const now = expiry.now();
+    if (expiry.isExpired(stats.mtimeMs, now)) return null;
+    const data = await readAll(fd, stats);
+    futimesSync(fd, now / 1000, now / 1000);
+    return fileData(data);
+  }
+  return fileData(await readAll(fd, stats));
+};
+
+/** The file `name` in `dir`; `null` when nothing or a directory is there, or when the file expired. */
+export const readFileIn = async (dir: Dir, name: string, expiry: Expiry | null): Promise<FileData | null> => {
+  const entry = openEntry(dir, name);
+  if (!entry) return null;
+  try {
+    return entry.stats.isDirectory() ? null : await readOpenFile(entry.fd, entry.stats, expiry);
+  } finally {
+    closeSync(entry.fd);
+  }
+};
+
+/**
+ * Write to a reserved temporary name, sync, rename over `name`, then sync the directory (and `alsoSync`,
+ * the directories created on the way to it).
+ */
+export const writeAtomically = async (
+  dir: Dir,
+  name: string,
+  data: Uint8Array,
+  alsoSync: readonly Dir[] = [],
+  accessedMs?: number,
+): Promise<void> => {
+  const temp = tempName();
+  const fd = createPrivateFile(dir.at(temp));
+  let placed = false;
+  try {
+    try {
+      await writeAll(fd, data);
+      if (accessedMs !== undefined) futimesSync(fd, accessedMs / 1000, accessedMs / 1000);
+      await fsyncAsync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(dir.at(temp), dir.at(name));
+    placed = true;
+    await syncAll([dir, ...alsoSync]);
+  } finally {
+    if (!placed) removeQuietly(dir.at(temp));
+  }
+};
+
+const removeQuietly = (path: string): void => {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Best effort: a leftover temporary file is hidden, and recovery removes it.
   }
 };

@@ -12,7 +12,7 @@ import {
 import { uptime } from "node:os";
 import { StoreFailureError } from "@mem/core";
 import type { Dir } from "./dir.js";
-import { errnoOf, failure } from "./failure.js";
+import { errnoOf, toStoreFailure } from "./failure.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
 import { LOCK_NAME, LOCK_TEMP_PREFIX, lockTempName, MARKER_PREFIX, pidOfLockTemp } from "./names.js";
 import { type Owner, ownerFor, ownerGone, parseOwner, pidAlive } from "./process-identity.js";
@@ -265,7 +265,7 @@ export const acquire = async (root: Dir, timing: LockTiming): Promise<Held> => {
     }
   } catch (error) {
     heldTokens.delete(token);
-    throw failure(error);
+    throw toStoreFailure(error);
   } finally {
     if (candidate !== null) unlinkQuietly(root.at(candidate));
   }
@@ -277,7 +277,7 @@ export const release = async (root: Dir, held: Held): Promise<void> => {
     const seen = await readLock(root, LOCK_NAME);
     if (seen?.owner?.token === held.token) unlinkSync(root.at(LOCK_NAME));
   } catch (error) {
-    if (errnoOf(error) !== "ENOENT") throw failure(error);
+    if (errnoOf(error) !== "ENOENT") throw toStoreFailure(error);
   } finally {
     heldTokens.delete(held.token);
   }

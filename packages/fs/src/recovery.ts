@@ -1,11 +1,11 @@
 import { rmdirSync, unlinkSync } from "node:fs";
+import { Budget } from "./budget.js";
 import type { Dir } from "./dir.js";
-import { errnoOf, failure } from "./failure.js";
-import { Budget, forEachWithBudget } from "./limit.js";
+import { errnoOf, toStoreFailure } from "./failure.js";
 import { removeAbandonedMarkers } from "./lock.js";
 import { isReservedName, LOCK_TEMP_PREFIX, MARKER_PREFIX, pidOfLockTemp, TEMP_PREFIX } from "./names.js";
 import { pidAlive } from "./process-identity.js";
-import { Pace, readEntries, withChild } from "./walk.js";
+import { Pace, type TreeVisitor, walkTree, withChild } from "./walk.js";
 
 /** Runs `call`, treating the given errno codes as success. */
 const ignoring = (call: () => void, ...codes: string[]): void => {
@@ -13,7 +13,7 @@ const ignoring = (call: () => void, ...codes: string[]): void => {
     call();
   } catch (error) {
     const code = errnoOf(error);
-    if (code === undefined || !codes.includes(code)) throw failure(error);
+    if (code === undefined || !codes.includes(code)) throw toStoreFailure(error);
   }
 };
 
@@ -24,13 +24,12 @@ const ignoring = (call: () => void, ...codes: string[]): void => {
  * takeovers. Runs under the lock, right
  * after taking it over from a dead holder. Symbolic links are neither followed nor removed.
  */
-export const sweep = async (root: Dir, staleMs: number): Promise<void> => {
-  const budget = new Budget(16);
+export const removeCrashLeftovers = async (root: Dir, staleMs: number): Promise<void> => {
   const markers: string[] = [];
-  const visit = async (dir: Dir, isRoot: boolean): Promise<void> => {
-    const subdirs: string[] = [];
-    for (const entry of await readEntries(dir)) {
+  const visitor: TreeVisitor = {
+    entry: async (dir, _path, entry) => {
       const { name } = entry;
+      const isRoot = dir === root;
       if (name.startsWith(TEMP_PREFIX)) {
         // An unfinished write's file, or the remainder of an unfinished directory delete.
         if (entry.isDirectory()) await removeTree(dir, name);
@@ -41,46 +40,39 @@ export const sweep = async (root: Dir, staleMs: number): Promise<void> => {
         const pid = pidOfLockTemp(name);
         if (pid !== null && !pidAlive(pid)) ignoring(() => unlinkSync(dir.at(name)), "ENOENT");
       } else if (entry.isDirectory() && !isReservedName(name)) {
-        subdirs.push(name);
+        return true;
       }
-    }
-    await forEachWithBudget(subdirs, budget, async (name) => {
-      await withChild(dir, name, (child) => visit(child, false));
-      ignoring(() => rmdirSync(dir.at(name)), "ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR");
-    });
-    await dir.sync();
+      return false;
+    },
+    left: (dir, name) => ignoring(() => rmdirSync(dir.at(name)), "ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR"),
+    done: (dir) => dir.sync(),
   };
-  await visit(root, true);
+  await walkTree(root, "", visitor, new Budget(16));
   await removeAbandonedMarkers(root, markers, staleMs);
 };
 
 /** Removes everything inside `dir` without following links (a link is removed, its target untouched). */
 export const removeContents = async (dir: Dir): Promise<void> => {
-  const budget = new Budget(16);
   const pace = new Pace();
-  const visit = async (current: Dir): Promise<void> => {
-    const subdirs: string[] = [];
-    for (const entry of await readEntries(current)) {
-      if (entry.isDirectory()) subdirs.push(entry.name);
-      else {
-        await pace.step();
-        try {
-          unlinkSync(current.at(entry.name));
-        } catch (error) {
-          // Unknown entry types (DT_UNKNOWN) that turn out to be directories are removed as directories.
-          const code = errnoOf(error);
-          if ((code === "EISDIR" || code === "EPERM") && (await current.kindOf(entry.name)) === "directory") {
-            subdirs.push(entry.name);
-          } else if (code !== "ENOENT") throw failure(error);
+  const visitor: TreeVisitor = {
+    entry: async (current, _path, entry) => {
+      if (entry.isDirectory()) return true;
+      await pace.step();
+      try {
+        unlinkSync(current.at(entry.name));
+      } catch (error) {
+        // Unknown entry types (DT_UNKNOWN) that turn out to be directories are removed as directories.
+        const code = errnoOf(error);
+        if ((code === "EISDIR" || code === "EPERM") && (await current.kindOf(entry.name)) === "directory") {
+          return true;
         }
+        if (code !== "ENOENT") throw toStoreFailure(error);
       }
-    }
-    await forEachWithBudget(subdirs, budget, async (name) => {
-      await withChild(current, name, visit);
-      ignoring(() => rmdirSync(current.at(name)), "ENOENT");
-    });
+      return false;
+    },
+    left: (current, name) => ignoring(() => rmdirSync(current.at(name)), "ENOENT"),
   };
-  await visit(dir);
+  await walkTree(dir, "", visitor, new Budget(16));
 };
 
 /** Removes directory `name` of `parent` with everything inside, links removed but never followed. */

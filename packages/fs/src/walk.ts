@@ -1,8 +1,8 @@
 import { type Dirent, readdirSync, type Stats } from "node:fs";
 import { isListedName } from "@mem/core";
+import { Budget, forEachWithBudget } from "./budget.js";
 import { type Dir, kindOfStats } from "./dir.js";
-import { errnoOf, failure, RefusedEntryError } from "./failure.js";
-import { Budget, forEachWithBudget } from "./limit.js";
+import { errnoOf, RefusedEntryError, toStoreFailure } from "./failure.js";
 import { isReservedName, TENANTS_DIR } from "./names.js";
 
 /** Extra directory descriptors one walk may hold open at once. */
@@ -30,7 +30,7 @@ export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
     return readdirSync(dir.self, { withFileTypes: true });
   } catch (error) {
     if (errnoOf(error) === "ENOENT") return [];
-    throw failure(error);
+    throw toStoreFailure(error);
   }
 };
 
@@ -61,22 +61,74 @@ export const withChild = async (
   }
 };
 
+/** What a {@link walkTree} does at each step; every hook but `entry` is optional. */
+export interface TreeVisitor {
+  /** Called with the count of entries just read from a directory (for pacing). */
+  listed?(count: number): Promise<void>;
+  /** Called for each entry of `dir` (whose memory path is `path`); true descends into it. */
+  entry(dir: Dir, path: string, entry: Dirent): boolean | Promise<boolean>;
+  /** Called once the walk has left subdirectory `name` of `dir`. */
+  left?(dir: Dir, name: string): void | Promise<void>;
+  /** Called once every entry and subdirectory of `dir` has been visited. */
+  done?(dir: Dir): void | Promise<void>;
+  /** True once the walk has found what it looked for: no further entry or directory is visited. */
+  stop?(): boolean;
+}
+
+/**
+ * The one recursive walk of the store: reads each directory once, asks `visitor` about every entry,
+ * then descends into the subdirectories it chose, never through a link. With `budget`, subdirectories
+ * are walked in parallel while the budget lasts; without, one after another.
+ */
+export const walkTree = async (
+  dir: Dir,
+  dirPath: string,
+  visitor: TreeVisitor,
+  budget?: Budget,
+): Promise<void> => {
+  const visit = async (current: Dir, currentPath: string): Promise<void> => {
+    const subdirs: string[] = [];
+    const entries = await readEntries(current);
+    await visitor.listed?.(entries.length);
+    for (const entry of entries) {
+      if (visitor.stop?.()) return;
+      const descend = visitor.entry(current, currentPath, entry);
+      if (descend === true || (descend !== false && (await descend))) subdirs.push(entry.name);
+    }
+    const walkChild = async (name: string): Promise<void> => {
+      await withChild(current, name, (child) => visit(child, `${currentPath}/${name}`));
+      await visitor.left?.(current, name);
+    };
+    if (budget) await forEachWithBudget(subdirs, budget, walkChild);
+    else {
+      for (const name of subdirs) {
+        if (visitor.stop?.()) return;
+        await walkChild(name);
+      }
+    }
+    await visitor.done?.(current);
+  };
+  await visit(dir, dirPath);
+};
+
 /** Whether any regular file lies beneath directory `name` of `dir`, at any depth (links not followed). */
 const holdsFile = async (dir: Dir, name: string, live?: Live): Promise<boolean> => {
   let found = false;
-  await withChild(dir, name, async (child) => {
-    for (const entry of await readEntries(child)) {
-      if (found) return;
-      if (entry.isFile() && !live) found = true;
-      else if (entry.isDirectory()) found = await holdsFile(child, entry.name, live);
-      else if (!entry.isSymbolicLink() && !isSpecial(entry)) {
-        const stats = await child.lstat(entry.name);
-        found =
-          (stats?.isFile() === true && (!live || live(stats))) ||
-          (stats?.isDirectory() === true && (await holdsFile(child, entry.name, live)));
-      }
-    }
-  });
+  await withChild(dir, name, (child) =>
+    walkTree(child, "", {
+      stop: () => found,
+      entry: async (current, _path, entry) => {
+        if (entry.isFile() && !live) found = true;
+        else if (entry.isDirectory()) return true;
+        else if (!entry.isSymbolicLink() && !isSpecial(entry)) {
+          const stats = await current.lstat(entry.name);
+          if (stats?.isFile() === true && (!live || live(stats))) found = true;
+          else return stats?.isDirectory() === true;
+        }
+        return false;
+      },
+    }),
+  );
   return found;
 };
 
@@ -101,30 +153,21 @@ export const collectAllFiles = async (
   live?: Live,
 ): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
-  const budget = new Budget(OPEN_DIRS);
   const pace = new Pace();
-  const visit = async (current: Dir, currentPath: string): Promise<void> => {
-    const subdirs: string[] = [];
-    const entries = await readEntries(current);
-    await pace.step(1 + Math.floor(entries.length / 64));
-    for (const entry of entries) {
-      if (isReservedName(entry.name) || entry.isSymbolicLink() || isSpecial(entry)) continue;
-      if (entry.isDirectory()) {
-        subdirs.push(entry.name);
-        continue;
-      }
+  const visitor: TreeVisitor = {
+    listed: (count) => pace.step(1 + Math.floor(count / 64)),
+    entry: async (current, currentPath, entry) => {
+      if (isReservedName(entry.name) || entry.isSymbolicLink() || isSpecial(entry)) return false;
+      if (entry.isDirectory()) return true;
       const stats = current.lstatNow(entry.name);
       await pace.step();
       const kind = stats ? kindOfStats(stats) : "missing";
       if (kind === "file" && (!live || (stats && live(stats))))
         files.push({ path: `${currentPath}/${entry.name}`, size: stats?.size ?? 0 });
-      else if (kind === "directory") subdirs.push(entry.name);
-    }
-    await forEachWithBudget(subdirs, budget, (name) =>
-      withChild(current, name, (child) => visit(child, `${currentPath}/${name}`)),
-    );
+      return kind === "directory";
+    },
   };
-  await visit(dir, dirPath);
+  await walkTree(dir, dirPath, visitor, new Budget(OPEN_DIRS));
   return files;
 };
 
@@ -134,52 +177,54 @@ export const collectFiles = async (
   live?: Live,
 ): Promise<{ path: string; size: number }[]> => {
   const files: { path: string; size: number }[] = [];
-  const budget = new Budget(OPEN_DIRS);
   const pace = new Pace();
-
-  /** Walks `current`; true when some file lies beneath it. */
-  const visit = async (current: Dir, currentPath: string): Promise<boolean> => {
-    const subdirs: string[] = [];
-    const toStat: string[] = [];
-    const unlisted: Dirent[] = [];
-    const entries = await readEntries(current);
-    await pace.step(1 + Math.floor(entries.length / 64));
-    for (const entry of entries) {
-      if (!isListedName(entry.name)) unlisted.push(entry);
-      else if (entry.isDirectory()) subdirs.push(entry.name);
-      else if (!entry.isSymbolicLink() && !isSpecial(entry)) toStat.push(entry.name);
-    }
-    let found = false;
-    // Regular files need their size; entries of unknown type (some file systems report none) need a look.
-    for (const name of toStat) {
-      const stats = current.lstatNow(name);
+  /** Memory paths of the directories beneath which some file lies. */
+  const holding = new Set<string>();
+  const found = (path: string) => {
+    for (let p = path; p.length >= dirPath.length && !holding.has(p); p = p.slice(0, p.lastIndexOf("/")))
+      holding.add(p);
+  };
+  /** Unlisted entries by directory, looked at only when nothing listed lies beneath that directory. */
+  const unlistedIn = new Map<Dir, { path: string; entries: Dirent[] }>();
+  const visitor: TreeVisitor = {
+    listed: (count) => pace.step(1 + Math.floor(count / 64)),
+    entry: async (current, currentPath, entry) => {
+      if (!isListedName(entry.name)) {
+        const unlisted = unlistedIn.get(current) ?? { path: currentPath, entries: [] };
+        unlisted.entries.push(entry);
+        unlistedIn.set(current, unlisted);
+        return false;
+      }
+      if (entry.isDirectory()) return true;
+      if (entry.isSymbolicLink() || isSpecial(entry)) return false;
+      // Regular files need their size; entries of unknown type (some file systems report none) need a look.
+      const stats = current.lstatNow(entry.name);
       await pace.step();
-      if (!stats) continue;
+      if (!stats) return false;
       const kind = kindOfStats(stats);
       if (kind === "file" && (!live || live(stats))) {
-        files.push({ path: `${currentPath}/${name}`, size: stats.size });
-        found = true;
-      } else if (kind === "directory") subdirs.push(name);
-    }
-    await forEachWithBudget(subdirs, budget, (name) =>
-      withChild(current, name, async (child) => {
-        if (await visit(child, `${currentPath}/${name}`)) found = true;
-      }),
-    );
-    for (const entry of unlisted) {
-      if (found) break;
-      // Tenants' files never make their parent's directories exist.
-      if (entry.name === TENANTS_DIR) continue;
-      const stats = entry.isFile() && !live ? null : await current.lstat(entry.name);
-      const isFile = (entry.isFile() && !live) || (stats?.isFile() === true && (!live || live(stats)));
-      if (isFile || (await holdsFile(current, entry.name, live))) {
-        files.push({ path: `${currentPath}/${entry.name}`, size: 0 });
-        found = true;
+        files.push({ path: `${currentPath}/${entry.name}`, size: stats.size });
+        found(currentPath);
       }
-    }
-    return found;
+      return kind === "directory";
+    },
+    done: async (current) => {
+      const unlisted = unlistedIn.get(current);
+      if (!unlisted) return;
+      unlistedIn.delete(current);
+      for (const entry of unlisted.entries) {
+        if (holding.has(unlisted.path)) break;
+        // Tenants' files never make their parent's directories exist.
+        if (entry.name === TENANTS_DIR) continue;
+        const stats = entry.isFile() && !live ? null : await current.lstat(entry.name);
+        const isFile = (entry.isFile() && !live) || (stats?.isFile() === true && (!live || live(stats)));
+        if (isFile || (await holdsFile(current, entry.name, live))) {
+          files.push({ path: `${unlisted.path}/${entry.name}`, size: 0 });
+          found(unlisted.path);
+        }
+      }
+    },
   };
-
-  await visit(dir, dirPath);
+  await walkTree(dir, dirPath, visitor, new Budget(OPEN_DIRS));
   return files;
 };

@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { StoreFailureError } from "@mem/core";
 import { describe, expect, it } from "vitest";
-import { failure } from "../src/failure.js";
+import { toStoreFailure } from "../src/failure.js";
 import { tempDir } from "./helpers.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -65,7 +65,7 @@ describe("storage failures", () => {
     ];
     for (const [code, reason] of cases) {
       const error = Object.assign(new Error(`${code}: failed, open '/very/secret/root/a'`), { code });
-      const mapped = failure(error);
+      const mapped = toStoreFailure(error);
       expect(mapped).toBeInstanceOf(StoreFailureError);
       expect((mapped as StoreFailureError).reason).toBe(reason);
       expect(mapped.message).not.toContain("/very/secret");

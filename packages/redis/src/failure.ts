@@ -56,7 +56,7 @@ const reasonOf = (error: unknown): string => {
  * `error`: true for timeouts and lost connections; false when the server answered with an error
  * (the script did not run) or the client refused to send it.
  */
-export const mayHaveRun = (error: unknown): boolean => {
+export const mayBeApplied = (error: unknown): boolean => {
   if (!(error instanceof Error)) return true;
   if (error.name === "ReplyError") return false;
   const message = error.message;

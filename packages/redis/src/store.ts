@@ -33,7 +33,7 @@ import {
   type WriteQuota,
 } from "@mem/core";
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
-import { mayHaveRun, toStoreFailure } from "./failure.js";
+import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 import { listTenants, purgeTenant, registerTenant } from "./tenants.js";
@@ -540,7 +540,7 @@ export class RedisStore implements MemoryStore {
       return await Promise.race([call(), deadline]);
     } catch (error) {
       const failure = toStoreFailure(error);
-      if (handedOver && CHANGES.has(op) && mayHaveRun(error)) {
+      if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
         throw new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
       }
       throw failure;

@@ -42,29 +42,34 @@ const serialize = (times: Times): Uint8Array =>
   encoder.encode(JSON.stringify({ version: 1, times: Object.fromEntries(times) }));
 
 export class AccessIndex {
-  constructor(
-    private readonly bucket: Bucket,
-    private readonly key: string,
-    readonly expiry: Expiry,
-    private readonly resolutionMs: number,
-  ) {}
+  readonly #bucket: Bucket;
+  readonly #key: string;
+  readonly expiry: Expiry;
+  readonly #resolutionMs: number;
+
+  constructor(bucket: Bucket, key: string, expiry: Expiry, resolutionMs: number) {
+    this.#bucket = bucket;
+    this.#key = key;
+    this.expiry = expiry;
+    this.#resolutionMs = resolutionMs;
+  }
 
   /** The recorded times (one GET). */
   async load(): Promise<Times> {
-    const object = await this.bucket.get(this.key);
+    const object = await this.#bucket.get(this.#key);
     return object ? parse(object.data) : new Map();
   }
 
   /** Whether the file at `path` is gone at `now`, given `times` from `load`. */
   isExpired(times: Times, path: string, now = this.expiry.now()): boolean {
     const at = times.get(path);
-    return at !== undefined && now - at > this.expiry.limitMs + this.resolutionMs;
+    return at !== undefined && now - at > this.expiry.limitMs + this.#resolutionMs;
   }
 
   /** Whether a view at `now` should record its access. */
   shouldRecordRead(times: Times, path: string, now: number): boolean {
     const at = times.get(path);
-    return at === undefined || now - at >= this.resolutionMs;
+    return at === undefined || now - at >= this.#resolutionMs;
   }
 
   /** The expired paths among `times` that are `path`, beneath it, or an ancestor of it. */
@@ -79,7 +84,7 @@ export class AccessIndex {
     try {
       await updateWithRetry(
         this.#versioned,
-        this.key,
+        this.#key,
         (object) => {
           const times = object ? parse(object.data) : new Map<string, number>();
           change(times);
@@ -99,7 +104,7 @@ export class AccessIndex {
 
   /** The index object as a versioned file (its ETag the version), refusals as lost races. */
   get #versioned(): UpdatableStore {
-    const { bucket } = this;
+    const bucket = this.#bucket;
     return {
       read: async (key) => {
         const object = await bucket.get(key);

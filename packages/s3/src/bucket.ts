@@ -13,7 +13,7 @@ import {
 import { StoreFailureError } from "@mem/core";
 import { type AttemptLog, trackAttempts } from "./attempts.js";
 import { ifMatchValue, S3_CONDITIONS, type ServerConditions } from "./conditions.js";
-import { statusOf, storeFailure } from "./failure.js";
+import { statusOf, toStoreFailure } from "./failure.js";
 import { copySourceOf } from "./keys.js";
 
 /** One object of a listing. */
@@ -73,7 +73,7 @@ export class Bucket {
       return { data, etag: out.ETag ?? "" };
     } catch (error) {
       if (statusOf(error) === 404 && nameOf(error) !== "NoSuchBucket") return null;
-      throw storeFailure("GetObject", error);
+      throw toStoreFailure("GetObject", error);
     }
   }
 
@@ -85,7 +85,7 @@ export class Bucket {
       return { size: out.ContentLength ?? 0, etag: out.ETag ?? "", writeId: out.Metadata?.[WRITE_ID] };
     } catch (error) {
       if (statusOf(error) === 404) return null;
-      throw storeFailure("HeadObject", error);
+      throw toStoreFailure("HeadObject", error);
     }
   }
 
@@ -164,7 +164,7 @@ export class Bucket {
         // A 500 to a conditional write (Ceph RGW's answer to the losers of a race) decides nothing by
         // itself: the object's write id tells whether an attempt was applied.
         const current = await this.head(key).catch(() => {
-          throw storeFailure("PutObject", error, { mayBeApplied: true });
+          throw toStoreFailure("PutObject", error, { mayBeApplied: true });
         });
         if (current?.writeId === writeId) return { etag: current.etag };
         if (refusal !== undefined) return { refused: refusal };
@@ -172,7 +172,7 @@ export class Bucket {
           return { refused: "ifNoneMatch" in condition && current ? "precondition" : "conflict" };
       }
       if (refusal !== undefined) return { refused: refusal };
-      throw storeFailure("PutObject", error);
+      throw toStoreFailure("PutObject", error);
     }
   }
 
@@ -214,7 +214,7 @@ export class Bucket {
         return "copied";
       }
       if (refusal !== undefined) return refusal;
-      throw storeFailure("CopyObject", error);
+      throw toStoreFailure("CopyObject", error);
     }
   }
 
@@ -233,7 +233,7 @@ export class Bucket {
     try {
       await this.client.send(command);
     } catch (error) {
-      throw storeFailure("DeleteObject", error, { mayBeApplied: attempts.lost !== undefined });
+      throw toStoreFailure("DeleteObject", error, { mayBeApplied: attempts.lost !== undefined });
     }
   }
 
@@ -247,7 +247,7 @@ export class Bucket {
     writeId: string,
     attempts: AttemptLog,
   ): Promise<string> {
-    const unknown = () => storeFailure(operation, attempts.lost, { mayBeApplied: true });
+    const unknown = () => toStoreFailure(operation, attempts.lost, { mayBeApplied: true });
     const current = await this.head(key).catch(() => {
       throw unknown();
     });
@@ -272,7 +272,7 @@ export class Bucket {
       try {
         errors = (await this.client.send(command)).Errors;
       } catch (error) {
-        throw storeFailure("DeleteObjects", error, { mayBeApplied: attempts.lost !== undefined });
+        throw toStoreFailure("DeleteObjects", error, { mayBeApplied: attempts.lost !== undefined });
       }
       if (errors && errors.length > 0) {
         const first = (errors[0] as { Code?: unknown }).Code;
@@ -313,7 +313,7 @@ export class Bucket {
       );
       return { objects, next: out.IsTruncated ? out.NextContinuationToken : undefined };
     } catch (error) {
-      throw storeFailure("ListObjectsV2", error);
+      throw toStoreFailure("ListObjectsV2", error);
     }
   }
 

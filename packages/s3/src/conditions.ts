@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { StoreFailureError } from "@mem/core";
 import type { ObjectSummary } from "./bucket.js";
-import { statusOf, storeFailure } from "./failure.js";
+import { statusOf, toStoreFailure } from "./failure.js";
 import { copySourceOf } from "./keys.js";
 
 /** What a server enforces, as measured by {@link probeConditions}. */
@@ -92,7 +92,7 @@ export async function probeConditions(
       const refused = status === 412 || status === 400 || status === 501 || (status === 404 && !noBucket);
       const conditional = condition.IfMatch !== undefined || condition.IfNoneMatch !== undefined;
       if (refused && conditional) return { status, etag: "" };
-      throw storeFailure("PutObject", error);
+      throw toStoreFailure("PutObject", error);
     }
   };
   const remove = async (target: string) => {

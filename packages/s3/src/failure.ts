@@ -37,7 +37,7 @@ const CODE = /^[A-Za-z][A-Za-z0-9.]{0,63}$/;
  * which can carry a canonical request, credential scope or signed URL. `mayBeApplied` marks a write
  * whose effect is unknown (SPEC §5).
  */
-export const storeFailure = (
+export const toStoreFailure = (
   operation: string,
   error: unknown,
   options: { mayBeApplied?: boolean } = {},

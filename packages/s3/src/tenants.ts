@@ -7,7 +7,7 @@
 import { ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
 import type { PurgeResult, TenantPage } from "@mem/core";
 import type { Bucket } from "./bucket.js";
-import { storeFailure } from "./failure.js";
+import { toStoreFailure } from "./failure.js";
 import { RESERVED_NAMES, TENANTS_NAME } from "./keys.js";
 
 /**
@@ -40,7 +40,7 @@ export async function listTenants(
     const last = tenants[tenants.length - 1];
     return out.IsTruncated && last ? { tenants, next: last.id } : { tenants };
   } catch (error) {
-    throw storeFailure("ListObjectsV2", error);
+    throw toStoreFailure("ListObjectsV2", error);
   }
 }
 

@@ -101,16 +101,19 @@ export class WorkerTransport implements Transport {
     { resolve: (replies: Reply[]) => void; reject: (error: Error) => void }
   >();
 
-  constructor(
-    private readonly path: string,
-    private readonly settings: ConnectionSettings,
-  ) {}
+  readonly #path: string;
+  readonly #settings: ConnectionSettings;
+
+  constructor(path: string, settings: ConnectionSettings) {
+    this.#path = path;
+    this.#settings = settings;
+  }
 
   #start(): Worker {
     const { entry, eval: evaluated } = workerEntry();
     const worker = new Worker(entry, {
       eval: evaluated,
-      workerData: { path: this.path, settings: this.settings },
+      workerData: { path: this.#path, settings: this.#settings },
     });
     const fail = (error: Error) => {
       if (this.#worker === worker) this.#worker = undefined;
@@ -159,19 +162,22 @@ export class WorkerTransport implements Transport {
 export class InlineTransport implements Transport {
   #engine: Engine | undefined;
 
-  constructor(
-    private readonly db: Database.Database,
-    private readonly settings: ConnectionSettings,
-  ) {}
+  readonly #db: Database.Database;
+  readonly #settings: ConnectionSettings;
+
+  constructor(db: Database.Database, settings: ConnectionSettings) {
+    this.#db = db;
+    this.#settings = settings;
+  }
 
   async run(requests: Request[]): Promise<Reply[]> {
     try {
-      this.#engine ??= prepareConnection(this.db, this.settings);
+      this.#engine ??= prepareConnection(this.#db, this.#settings);
     } catch (error) {
       const failure = { type: "failure", reason: reasonOf(error), mayBeApplied: false } as const;
       return requests.map(() => ({ ok: false, failure }));
     }
-    return runBatch(this.db, this.#engine, requests, this.settings);
+    return runBatch(this.#db, this.#engine, requests, this.#settings);
   }
 
   async close(): Promise<void> {}

@@ -6,7 +6,7 @@ export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./redis.js";
 export * from "./rgw.js";
-export * from "./s3.js";
+export * from "./s3/index.js";
 export * from "./scratch.js";
 export * from "./scripted-api.js";
 export * from "./sealed.js";

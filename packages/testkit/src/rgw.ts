@@ -12,7 +12,7 @@ import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { removeDirectory, trackDirectory } from "./cleanup.js";
 import { freePort } from "./ports.js";
 import { findOnPath, spawnWatched, type WatchedProcess, waitFor } from "./process-tools.js";
-import type { S3Credentials } from "./s3.js";
+import type { S3Credentials } from "./s3/index.js";
 
 const HOST = "127.0.0.1";
 const BINARIES = ["ceph-mon", "ceph-osd", "radosgw", "radosgw-admin", "ceph", "monmaptool"] as const;

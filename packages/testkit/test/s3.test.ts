@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { request } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type S3TestServer, startS3 } from "../src/s3.js";
+import { type S3TestServer, startS3 } from "../src/s3/index.js";
 
 let s3: S3TestServer;
 

@@ -1,3 +1,5 @@
+/** Bounded parallelism for tree walks: a budget of open directory descriptors, and settling all of a batch. */
+
 /** Waits for every promise to settle, then rethrows the first failure (so nothing is left running). */
 export const settleAll = async <T>(promises: readonly Promise<T>[]): Promise<T[]> => {
   const settled = await Promise.allSettled(promises);
