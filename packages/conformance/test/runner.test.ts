@@ -100,7 +100,9 @@ describe("runConformance with the runner's functions", () => {
     const all = record((runner) => runConformance({ ...plain, ...runner }));
     expect(all.describes).toEqual([
       "memory store conformance: InMemoryStore",
-      ...ALL.filter((n) => n !== "tenants" && n !== "expiry" && n !== "erasure").map((n) => alone[n].describes[1]),
+      ...ALL.filter((n) => n !== "tenants" && n !== "expiry" && n !== "erasure").map(
+        (n) => alone[n].describes[1],
+      ),
     ]);
   });
 
