@@ -4,7 +4,6 @@
 // Run from the repository: node scripts/console-screenshots.mjs (it builds the page first when missing).
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +30,7 @@ if (!existsSync(join(root, "packages/console/dist/index.html"))) {
 const { executeCommand } = await import("../packages/core/src/index.ts");
 const { openStore } = await import("../packages/cli/src/index.ts");
 const { startConsole } = await import("../packages/cli/src/serve/server.ts");
-const { chromium } = createRequire(join(root, "packages/cli/package.json"))("playwright-core");
+const { launchChromium } = await import("../packages/testkit/src/chromium.ts");
 
 const dir = mkdtempSync(join(tmpdir(), "mem-console-shots-"));
 const store = await openStore(`fs:${dir}?history`);
@@ -76,19 +75,7 @@ await run(
 );
 
 const server = await startConsole(store, { allowWrites: true, pollMs: 500 });
-const browser = await chromium.launch({
-  executablePath: process.env.MEM_CHROMIUM ?? "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launchChromium();
 try {
   for (const scheme of ["light", "dark"]) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 760 }, colorScheme: scheme });

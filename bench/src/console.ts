@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { launchChromium } from "@mem/testkit/chromium";
 
 const FOLDERS = 50;
 const PER_FOLDER = 1000;
@@ -43,19 +43,7 @@ const address = await new Promise<string>((resolve, reject) => {
   server.on("close", (code) => reject(new Error(`mem serve exited ${code}`)));
 });
 
-const browser = await chromium.launch({
-  executablePath: process.env["MEM_CHROMIUM"] ?? "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-});
+const browser = await launchChromium();
 const paints: number[] = [];
 const expansions: number[] = [];
 try {

@@ -5,33 +5,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
 
-export const CHROMIUM = process.env["MEM_CHROMIUM"] ?? "/usr/bin/chromium";
-
-export const launch = (): Promise<Browser> => {
-  if (!existsSync(CHROMIUM)) {
-    const bar = "!".repeat(78);
-    throw new Error(
-      `\n${bar}\n!! CHROMIUM IS NOT INSTALLED: ${CHROMIUM} is missing. The console's browser tests need it.\n` +
-        "!! Run `node scripts/ensure-servers.mjs` (as root it installs Debian's chromium), or\n" +
-        `!! apt-get install -y chromium, or set MEM_CHROMIUM to a Chromium executable.\n${bar}`,
-    );
-  }
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-};
+export { CHROMIUM, launchChromium as launch } from "@mem/testkit/chromium";
 
 /** The newest modification time of the page's sources (a build older than it is stale). */
 const newestSource = (dir: string): number => {
