@@ -56,17 +56,8 @@ export class RssSampler {
 
 export const mib = (bytes: number): number => bytes / (1024 * 1024);
 
-/** A small deterministic generator, so every implementation runs the same command sequence. */
-export const seededRandom = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
+/** The same seeded generator the tests use, so every implementation runs the same command sequence. */
+export { seededRandom } from "@mem/testkit";
 
 /** Runs `task` over `items` with at most `concurrency` in flight. */
 export const forEachBounded = async <T>(

@@ -14,6 +14,34 @@ interface Props {
 
 const CURRENT = "current";
 
+interface VersionSelectProps {
+  name: "From" | "To";
+  value: string | undefined;
+  choices: string[];
+  label: (id: string) => string;
+  onPick: (id: string) => void;
+}
+
+/** One end of the diff: a labelled choice among the versions and the current content. */
+function VersionSelect({ name, value, choices, label, onPick }: VersionSelectProps) {
+  return (
+    <label>
+      {name}{" "}
+      <select
+        aria-label={`Diff ${name.toLowerCase()}`}
+        value={value}
+        onChange={(e) => onPick(e.currentTarget.value)}
+      >
+        {choices.map((id) => (
+          <option key={id} value={id}>
+            {label(id)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 export function History({ tenant, path, writes, csrf, refresh, onRestored }: Props) {
   const [versions, setVersions] = useState<Version[] | undefined>();
   const [kept, setKept] = useState(true);
@@ -98,26 +126,8 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
       </ol>
       {versions.length > 0 && (
         <div class="diff-controls">
-          <label>
-            From{" "}
-            <select aria-label="Diff from" value={from} onChange={(e) => setFrom(e.currentTarget.value)}>
-              {choices.map((id) => (
-                <option key={id} value={id}>
-                  {label(id)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            To{" "}
-            <select aria-label="Diff to" value={to} onChange={(e) => setTo(e.currentTarget.value)}>
-              {choices.map((id) => (
-                <option key={id} value={id}>
-                  {label(id)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <VersionSelect name="From" value={from} choices={choices} label={label} onPick={setFrom} />
+          <VersionSelect name="To" value={to} choices={choices} label={label} onPick={setTo} />
         </div>
       )}
       {texts && <Diff before={texts[0]} after={texts[1]} />}

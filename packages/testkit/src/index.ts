@@ -4,6 +4,7 @@ export * from "./foreign-errors.js";
 export * from "./memory-script.js";
 export * from "./ports.js";
 export * from "./postgres.js";
+export * from "./random.js";
 export * from "./redis.js";
 export * from "./rgw.js";
 export * from "./s3/index.js";

@@ -1,18 +1,7 @@
 /** Injected faults: the rules `failNext` adds, and which rule, if any, a request meets. */
+import { seededRandom } from "../random.js";
 import { matches } from "./requests.js";
 import type { ParsedRequest, S3FailureRule } from "./types.js";
-
-/** mulberry32: a small seeded generator, enough for repeatable fault sequences. */
-const seededRandom = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** The failure rules in force, in the order they were added. */
 export class FaultRules {
