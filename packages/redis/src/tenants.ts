@@ -139,8 +139,13 @@ export async function purgeTenant(
     bytes += Number(b ?? 0);
   }
   if (dryRun) return { files, bytes };
-  for (let i = 0; i < keys.length; i += 100) {
-    await Promise.all(keys.slice(i, i + 100).map((key) => client.unlink(key)));
+  // The usage hashes and tenant indexes go last: a purge stopped midway must leave the tenant listed by
+  // tenants() and its counts whole, so running the purge again finds it and reports what it removes.
+  const bookkeeping = (key: Buffer) => /\}:(u|tn)$/.test(key.toString("latin1"));
+  for (const phase of [keys.filter((key) => !bookkeeping(key)), keys.filter(bookkeeping)]) {
+    for (let i = 0; i < phase.length; i += 100) {
+      await Promise.all(phase.slice(i, i + 100).map((key) => client.unlink(key)));
+    }
   }
   await client.zrem(tenantIndexOf(parentBase), tenant);
   forget(client, parentBase, tenant);
