@@ -191,7 +191,7 @@ export class FsStore implements MemoryStore {
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
     try {
-      return await listTenants(this.root, after, limit);
+      return await listTenants(this.root, this.#resolution, after, limit);
     } catch (error) {
       throw toStoreFailure(error);
     }
@@ -205,7 +205,7 @@ export class FsStore implements MemoryStore {
     const { dryRun } = purgeOptions(options);
     if ((this.#options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
     try {
-      return await purgeTenant(dirname(this.root), basename(this.root), dryRun);
+      return await purgeTenant(dirname(this.root), basename(this.root), this.#resolution, dryRun);
     } catch (error) {
       throw toStoreFailure(error);
     }

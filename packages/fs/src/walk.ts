@@ -34,7 +34,7 @@ export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
   }
 };
 
-const isSpecial = (entry: Dirent): boolean =>
+export const isSpecial = (entry: Dirent): boolean =>
   entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice();
 
 /**
