@@ -14,14 +14,13 @@ import {
 
 /** `inner`, plus one extra name reserved for bookkeeping. */
 export class ReservingStore extends ForwardingStore {
-  constructor(
-    inner: MemoryStore,
-    private readonly reserved: string,
-  ) {
+  readonly #reserved: string;
+  constructor(inner: MemoryStore, reserved: string) {
     super(inner);
+    this.#reserved = reserved;
   }
   override isReservedName(name: string): boolean {
-    return name === this.reserved || super.isReservedName(name);
+    return name === this.#reserved || super.isReservedName(name);
   }
 }
 
@@ -29,26 +28,30 @@ export type StoreOperation = "read" | "stat" | "list" | "write" | "delete" | "re
 
 /** `inner`, except that the chosen operations throw `makeError()` instead of reaching it. */
 export class FailingStore extends ForwardingStore {
+  readonly #failing: ReadonlySet<StoreOperation>;
+  readonly #makeError: () => Error;
   constructor(
     inner: MemoryStore,
-    private readonly failing: ReadonlySet<StoreOperation>,
-    private readonly makeError: () => Error = () => new StoreFailureError("simulated outage"),
+    failing: ReadonlySet<StoreOperation>,
+    makeError: () => Error = () => new StoreFailureError("simulated outage"),
   ) {
     super(inner);
+    this.#failing = failing;
+    this.#makeError = makeError;
   }
-  private guard(operation: StoreOperation): void {
-    if (this.failing.has(operation)) throw this.makeError();
+  #guard(operation: StoreOperation): void {
+    if (this.#failing.has(operation)) throw this.#makeError();
   }
   override async read(path: string): Promise<FileData | null> {
-    this.guard("read");
+    this.#guard("read");
     return super.read(path);
   }
   override async stat(path: string): Promise<Stat | null> {
-    this.guard("stat");
+    this.#guard("stat");
     return super.stat(path);
   }
   override async list(dir: string, depth: number): Promise<Listing | null> {
-    this.guard("list");
+    this.#guard("list");
     return super.list(dir, depth);
   }
   override async write(
@@ -56,15 +59,15 @@ export class FailingStore extends ForwardingStore {
     data: Uint8Array,
     condition: WriteCondition,
   ): Promise<{ version: string }> {
-    this.guard("write");
+    this.#guard("write");
     return super.write(path, data, condition);
   }
   override async delete(path: string): Promise<boolean> {
-    this.guard("delete");
+    this.#guard("delete");
     return super.delete(path);
   }
   override async rename(from: string, to: string): Promise<void> {
-    this.guard("rename");
+    this.#guard("rename");
     return super.rename(from, to);
   }
 }

@@ -14,14 +14,17 @@ export const settleAll = async <T>(promises: readonly Promise<T>[]): Promise<T[]
  * descriptors stays bounded without ever waiting on the budget (which could deadlock a recursion).
  */
 export class Budget {
-  constructor(private left: number) {}
+  #left: number;
+  constructor(left: number) {
+    this.#left = left;
+  }
   tryTake(): boolean {
-    if (this.left <= 0) return false;
-    this.left--;
+    if (this.#left <= 0) return false;
+    this.#left--;
     return true;
   }
   give(): void {
-    this.left++;
+    this.#left++;
   }
 }
 

@@ -54,7 +54,7 @@ const directorySyncs = new Map<
  * so that callers do not depend on which calls are synchronous.
  */
 export class Dir {
-  private closed = false;
+  #closed = false;
 
   private constructor(
     /** The directory's descriptor, open for as long as this object is. */
@@ -181,8 +181,8 @@ export class Dir {
 
   /** Closes the descriptor once; a second call must not close a number the kernel has reused since. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.#closed) return;
+    this.#closed = true;
     try {
       closeSync(this.fd);
     } catch {

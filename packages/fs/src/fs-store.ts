@@ -135,10 +135,10 @@ export class FsStore implements MemoryStore {
   };
   /** The real (link-free) absolute path of the root directory. */
   readonly root: string;
-  private readonly resolution: Resolution;
-  private readonly timing: LockTiming;
-  private readonly options: FsStoreOptions;
-  private readonly expiry: Expiry | null;
+  readonly #resolution: Resolution;
+  readonly #timing: LockTiming;
+  readonly #options: FsStoreOptions;
+  readonly #expiry: Expiry | null;
 
   constructor(options: FsStoreOptions) {
     if (process.platform === "win32")
@@ -161,11 +161,11 @@ export class FsStore implements MemoryStore {
     this.root = realpathSync(requested);
     if (!lstatSync(this.root).isDirectory()) throw new TypeError(notADirectory);
     const inherited = (options as ScopeOptions)[INHERITED];
-    this.resolution =
+    this.#resolution =
       inherited ?? (options.resolution !== "path" && descriptorPathsWork(this.root) ? "descriptor" : "path");
-    this.timing = { timeoutMs: options.lockTimeoutMs ?? 10_000, staleMs: options.lockStaleMs ?? 30_000 };
-    this.expiry = expiryOf(options);
-    this.options = { ...options };
+    this.#timing = { timeoutMs: options.lockTimeoutMs ?? 10_000, staleMs: options.lockStaleMs ?? 30_000 };
+    this.#expiry = expiryOf(options);
+    this.#options = { ...options };
   }
 
   /**
@@ -179,7 +179,7 @@ export class FsStore implements MemoryStore {
     ensureDirectory(tenants);
     const root = join(tenants, tenant);
     ensureDirectory(root);
-    const options: ScopeOptions = { ...this.options, root, [INHERITED]: this.resolution };
+    const options: ScopeOptions = { ...this.#options, root, [INHERITED]: this.#resolution };
     return new FsStore(options);
   }
 
@@ -191,7 +191,7 @@ export class FsStore implements MemoryStore {
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
     try {
-      return await listTenants(this.root, after, limit);
+      return await listTenants(this.root, this.#resolution, after, limit);
     } catch (error) {
       throw toStoreFailure(error);
     }
@@ -203,9 +203,9 @@ export class FsStore implements MemoryStore {
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
-    if ((this.options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
+    if ((this.#options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
     try {
-      return await purgeTenant(dirname(this.root), basename(this.root), dryRun);
+      return await purgeTenant(dirname(this.root), basename(this.root), this.#resolution, dryRun);
     } catch (error) {
       throw toStoreFailure(error);
     }
@@ -217,18 +217,18 @@ export class FsStore implements MemoryStore {
    * totals.ts) or files expire, a walk over the files' metadata.
    */
   async usage(): Promise<Usage> {
-    return this.withRoot(async (root) => {
-      if (this.expiry) return this.usageIn(root);
+    return this.#withRoot(async (root) => {
+      if (this.#expiry) return this.#usageIn(root);
       const kept = readTotals(root);
       if (kept) return { files: kept.files, bytes: kept.bytes };
       // Counted this once; the next change of the root counts under the lock and keeps the totals.
       wantTotals(this.root);
-      return this.usageIn(root);
+      return this.#usageIn(root);
     });
   }
 
-  private async usageIn(root: Dir): Promise<Usage> {
-    const expiry = this.expiry;
+  async #usageIn(root: Dir): Promise<Usage> {
+    const expiry = this.#expiry;
     const now = expiry?.now() ?? 0;
     const usage: Usage = { files: 0, bytes: 0 };
     await forEachFile(root, ROOT, ({ stats }) => {
@@ -241,9 +241,9 @@ export class FsStore implements MemoryStore {
 
   /** Removes the expired files under the lock and reports them; nothing without `expireAfterSeconds`. */
   async sweep(): Promise<SweepResult> {
-    const expiry = this.expiry;
+    const expiry = this.#expiry;
     if (!expiry) return { paths: [], bytes: 0 };
-    return this.mutate(async (root) => {
+    return this.#mutate(async (root) => {
       const removed = await removeExpired(root, ROOT, expiry);
       await root.sync();
       return removed;
@@ -251,8 +251,8 @@ export class FsStore implements MemoryStore {
   }
 
   /** A file counts while it has not expired; `undefined` when files never expire. */
-  private live(): Live | undefined {
-    const expiry = this.expiry;
+  #live(): Live | undefined {
+    const expiry = this.#expiry;
     if (!expiry) return undefined;
     const now = expiry.now();
     return (stats) => !expiry.isExpired(stats.mtimeMs, now);
@@ -262,10 +262,10 @@ export class FsStore implements MemoryStore {
    * Before a change: removes expired files on the way to `path` (an expired file where a directory is
    * needed) and beneath it, so the change meets only live files. Runs under the lock.
    */
-  private async reap(root: Dir, segments: readonly string[]): Promise<void> {
-    const expiry = this.expiry;
+  async #reap(root: Dir, segments: readonly string[]): Promise<void> {
+    const expiry = this.#expiry;
     if (!expiry) return;
-    const descent = await this.descend(root, segments, false);
+    const descent = await this.#descend(root, segments, false);
     try {
       const { blocked } = descent;
       if (blocked?.kind === "file") {
@@ -291,7 +291,7 @@ export class FsStore implements MemoryStore {
    * may not write in it.
    */
   async check(): Promise<void> {
-    await this.withRoot(async () => {
+    await this.#withRoot(async () => {
       try {
         accessSync(this.root, constants.W_OK | constants.X_OK);
       } catch (error) {
@@ -307,20 +307,17 @@ export class FsStore implements MemoryStore {
 
   async read(path: string): Promise<FileData | null> {
     if (path === ROOT) return null;
-    return this.inParent(path, (parent, name) => readFileIn(parent, name, this.expiry));
+    return this.#inParent(path, (parent, name) => readFileIn(parent, name, this.#expiry));
   }
 
   /**
    * Runs `task` in the parent directory of `path` (not `/memories`), opened without creating or
    * following anything; `null` when a directory on the way is missing or a file.
    */
-  private inParent<T>(
-    path: string,
-    task: (parent: Dir, name: string) => Promise<T | null>,
-  ): Promise<T | null> {
+  #inParent<T>(path: string, task: (parent: Dir, name: string) => Promise<T | null>): Promise<T | null> {
     const segments = segmentsOf(path);
-    return this.withRoot(async (root) => {
-      const descent = await this.descend(root, segments.slice(0, -1), false);
+    return this.#withRoot(async (root) => {
+      const descent = await this.#descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return null;
         return await task(descent.dirs.at(-1)!, segments.at(-1)!);
@@ -332,10 +329,10 @@ export class FsStore implements MemoryStore {
 
   async stat(path: string): Promise<Stat | null> {
     if (path === ROOT) return { kind: "directory" };
-    return this.inParent(path, async (parent, name): Promise<Stat | null> => {
+    return this.#inParent(path, async (parent, name): Promise<Stat | null> => {
       const stats = await parent.lstat(name);
       if (!stats) return null;
-      const expiry = this.expiry;
+      const expiry = this.#expiry;
       if (stats.isFile()) return expiry?.isExpired(stats.mtimeMs) ? null : { kind: "file", size: stats.size };
       if (stats.isDirectory()) {
         if (!expiry) return { kind: "directory" };
@@ -358,12 +355,12 @@ export class FsStore implements MemoryStore {
       const listing = await this.list(path, depth, options);
       return listing && { kind: "directory", listing };
     }
-    return this.inParent(path, async (parent, name): Promise<FileOrListing | null> => {
+    return this.#inParent(path, async (parent, name): Promise<FileOrListing | null> => {
       const entry = openEntry(parent, name);
       if (!entry) return null;
       if (!entry.stats.isDirectory()) {
         try {
-          const file = await readOpenFile(entry.fd, entry.stats, this.expiry);
+          const file = await readOpenFile(entry.fd, entry.stats, this.#expiry);
           return file && { kind: "file", file };
         } finally {
           closeSync(entry.fd);
@@ -371,7 +368,7 @@ export class FsStore implements MemoryStore {
       }
       const dir = Dir.adopt(entry.fd, parent, name);
       try {
-        const listing = await this.listIn(dir, path, depth, options);
+        const listing = await this.#listIn(dir, path, depth, options);
         return listing && { kind: "directory", listing };
       } finally {
         await dir.close();
@@ -380,24 +377,24 @@ export class FsStore implements MemoryStore {
   }
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    return this.withRoot(async (root) => {
-      const descent = await this.descend(root, segmentsOf(dir), false);
+    return this.#withRoot(async (root) => {
+      const descent = await this.#descend(root, segmentsOf(dir), false);
       try {
         if (descent.blocked) return null;
-        return await this.listIn(descent.dirs.at(-1)!, dir, depth, options);
+        return await this.#listIn(descent.dirs.at(-1)!, dir, depth, options);
       } finally {
         await releaseDescent(descent);
       }
     });
   }
 
-  private async listIn(
+  async #listIn(
     handle: Dir,
     dir: string,
     depth: number,
     options: ListOptions | undefined,
   ): Promise<Listing | null> {
-    const live = this.live();
+    const live = this.#live();
     const files = await collectFiles(handle, dir, live);
     // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
     if (live && dir !== ROOT && files.length === 0) return null;
@@ -406,11 +403,11 @@ export class FsStore implements MemoryStore {
 
   /** Every live file: expired ones (see `expireAfterSeconds`) are left out, as they are from views. */
   async files(): Promise<StoredFile[]> {
-    return this.withRoot((root) => collectAllFiles(root, ROOT, this.live()));
+    return this.#withRoot((root) => collectAllFiles(root, ROOT, this.#live()));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
-    return this.writeWith(path, data, condition, undefined);
+    return this.#writeWith(path, data, condition, undefined);
   }
 
   /**
@@ -426,10 +423,10 @@ export class FsStore implements MemoryStore {
     quota: WriteQuota,
   ): Promise<{ version: Version }> {
     wantTotals(this.root);
-    return this.writeWith(path, data, condition, quota);
+    return this.#writeWith(path, data, condition, quota);
   }
 
-  private async writeWith(
+  async #writeWith(
     path: string,
     data: Uint8Array,
     condition: WriteCondition,
@@ -439,13 +436,13 @@ export class FsStore implements MemoryStore {
     const segments = segmentsOf(path);
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
-    return this.mutate(
+    return this.#mutate(
       async (root) => {
-        await this.reap(root, segments);
-        const descent = await this.descend(root, parentSegments, true);
+        await this.#reap(root, segments);
+        const descent = await this.#descend(root, parentSegments, true);
         let done = false;
         try {
-          if (descent.blocked) throw this.blockedError(path, parentSegments, descent.blocked);
+          if (descent.blocked) throw this.#blockedError(path, parentSegments, descent.blocked);
           const parent = descent.dirs.at(-1)!;
           const existing = await parent.lstat(name);
           if (existing?.isSymbolicLink()) throw symlinkRefused();
@@ -454,7 +451,7 @@ export class FsStore implements MemoryStore {
             if (existing) throw new AlreadyExistsError(path);
           } else {
             if (!existing?.isFile()) throw new ConflictError(path);
-            const current = await readFileIn(parent, name, this.expiry);
+            const current = await readFileIn(parent, name, this.#expiry);
             if (current?.version !== condition.ifVersion) throw new ConflictError(path);
             before = current.data.byteLength;
           }
@@ -464,13 +461,13 @@ export class FsStore implements MemoryStore {
           if (quota) {
             // The check and the reservation are one synchronous step: edits running beside this one in
             // the batch adjust the same totals.
-            const usage = totals ? { files: totals.files, bytes: totals.bytes } : await this.usageIn(root);
+            const usage = totals ? { files: totals.files, bytes: totals.bytes } : await this.#usageIn(root);
             if (exceedsQuota(quota, usage, data.byteLength, before))
               throw new QuotaExceededError(path, usage);
           }
           totals?.add(files, bytes);
           try {
-            await writeAtomically(parent, name, data, createdDirs(descent), this.expiry?.now());
+            await writeAtomically(parent, name, data, createdDirs(descent), this.#expiry?.now());
           } catch (error) {
             totals?.add(-files, -bytes);
             throw error;
@@ -493,17 +490,17 @@ export class FsStore implements MemoryStore {
     if (path === ROOT) return false;
     const segments = segmentsOf(path);
     const name = segments.at(-1)!;
-    return this.mutate(
+    return this.#mutate(
       async (root) => {
-        const descent = await this.descend(root, segments.slice(0, -1), false);
+        const descent = await this.#descend(root, segments.slice(0, -1), false);
         try {
           if (descent.blocked) return false;
           const parent = descent.dirs.at(-1)!;
-          const current = await readFileIn(parent, name, this.expiry);
+          const current = await readFileIn(parent, name, this.#expiry);
           if (!current) return false;
           const next = change(current.data);
           if (next) {
-            await writeAtomically(parent, name, next, [], this.expiry?.now());
+            await writeAtomically(parent, name, next, [], this.#expiry?.now());
             totalsOf(root)?.add(0, next.byteLength - current.data.byteLength);
           }
           return true;
@@ -520,9 +517,9 @@ export class FsStore implements MemoryStore {
     const segments = segmentsOf(path);
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
-    return this.mutate(async (root) => {
-      await this.reap(root, segments);
-      const descent = await this.descend(root, parentSegments, false);
+    return this.#mutate(async (root) => {
+      await this.#reap(root, segments);
+      const descent = await this.#descend(root, parentSegments, false);
       try {
         if (descent.blocked) return false;
         const parent = descent.dirs.at(-1)!;
@@ -573,10 +570,10 @@ export class FsStore implements MemoryStore {
     const toParentSegments = toSegments.slice(0, -1);
     const fromName = fromSegments.at(-1)!;
     const toName = toSegments.at(-1)!;
-    return this.mutate(async (root) => {
-      await this.reap(root, fromSegments);
-      await this.reap(root, toSegments);
-      const source = await this.descend(root, fromParentSegments, false);
+    return this.#mutate(async (root) => {
+      await this.#reap(root, fromSegments);
+      await this.#reap(root, toSegments);
+      const source = await this.#descend(root, fromParentSegments, false);
       try {
         if (source.blocked) throw new NotFoundError(from);
         const sourceParent = source.dirs.at(-1)!;
@@ -587,15 +584,15 @@ export class FsStore implements MemoryStore {
         if (stats.isDirectory() && isSameOrInside(to, from)) {
           throw new StoreFailureError("a directory cannot be moved into itself");
         }
-        const target = await this.descend(root, toParentSegments, true);
+        const target = await this.#descend(root, toParentSegments, true);
         let done = false;
         try {
-          if (target.blocked) throw this.blockedError(to, toParentSegments, target.blocked);
+          if (target.blocked) throw this.#blockedError(to, toParentSegments, target.blocked);
           const targetParent = target.dirs.at(-1)!;
           if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
           renameSync(sourceParent.at(fromName), targetParent.at(toName));
           done = true;
-          const expiry = this.expiry;
+          const expiry = this.#expiry;
           if (expiry) {
             // A move is an access (SPEC §7): of the file, or of every file beneath the directory.
             const now = expiry.now();
@@ -615,15 +612,15 @@ export class FsStore implements MemoryStore {
     });
   }
 
-  private blockedError(path: string, parentSegments: string[], blocked: NonNullable<Descent["blocked"]>) {
+  #blockedError(path: string, parentSegments: string[], blocked: NonNullable<Descent["blocked"]>) {
     if (blocked.kind === "file")
       return new NotADirectoryError(path, pathOf(parentSegments.slice(0, blocked.index + 1)));
     // A directory created a moment ago vanished: only a process ignoring the lock can cause that.
     return new StoreFailureError("a directory vanished during the operation");
   }
 
-  private async withRoot<T>(task: (root: Dir) => Promise<T>): Promise<T> {
-    const root = await this.openRoot();
+  async #withRoot<T>(task: (root: Dir) => Promise<T>): Promise<T> {
+    const root = await this.#openRoot();
     try {
       return await task(root);
     } catch (error) {
@@ -634,12 +631,12 @@ export class FsStore implements MemoryStore {
   }
 
   /** Opens the root; a scope whose directory a purge removed gets a new, empty one. */
-  private async openRoot(): Promise<Dir> {
+  async #openRoot(): Promise<Dir> {
     try {
-      return await Dir.openRoot(this.root, this.resolution);
+      return await Dir.openRoot(this.root, this.#resolution);
     } catch (error) {
       if (
-        (this.options as ScopeOptions)[INHERITED] === undefined ||
+        (this.#options as ScopeOptions)[INHERITED] === undefined ||
         lstatSync(this.root, { throwIfNoEntry: false }) !== undefined
       ) {
         throw error;
@@ -647,7 +644,7 @@ export class FsStore implements MemoryStore {
       // A nested scope's parent tenant may have gone too.
       mkdirSync(dirname(this.root), { recursive: true, mode: 0o700 });
       ensureDirectory(this.root);
-      return Dir.openRoot(this.root, this.resolution);
+      return Dir.openRoot(this.root, this.#resolution);
     }
   }
 
@@ -656,14 +653,14 @@ export class FsStore implements MemoryStore {
    * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
    * With expiry every change runs alone, since any of them may remove expired files anywhere.
    */
-  private mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive"): Promise<T> {
+  #mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive"): Promise<T> {
     const hold = (batch: (root: Dir) => Promise<void>) =>
-      this.withRoot(async (root) => {
-        const held = await acquire(root, this.timing);
+      this.#withRoot(async (root) => {
+        const held = await acquire(root, this.#timing);
         try {
-          if (held.recovered) await removeCrashLeftovers(root, this.timing.staleMs);
+          if (held.recovered) await removeCrashLeftovers(root, this.#timing.staleMs);
           // Expired files leave without a change, so with expiry the totals could not be kept.
-          const totals = this.expiry
+          const totals = this.#expiry
             ? null
             : await HeldTotals.open(root, held.recovered, totalsWanted(this.root));
           if (totals) await holdingTotals(root, totals, () => batch(root));
@@ -672,7 +669,7 @@ export class FsStore implements MemoryStore {
           await release(root, held);
         }
       });
-    return submit(this.root, this.expiry ? "exclusive" : claim, hold, async (root) => {
+    return submit(this.root, this.#expiry ? "exclusive" : claim, hold, async (root) => {
       try {
         return await task(root);
       } catch (error) {
@@ -687,7 +684,7 @@ export class FsStore implements MemoryStore {
    * Opens every directory on the way to `segments`, never following a link (a link there is an error).
    * With `create`, missing directories are made (0700). The caller closes the result.
    */
-  private async descend(root: Dir, segments: readonly string[], create: boolean): Promise<Descent> {
+  async #descend(root: Dir, segments: readonly string[], create: boolean): Promise<Descent> {
     const descent: Descent = { dirs: [root], createdFrom: -1 };
     // Paths may be 500 directories deep: the event loop runs between stretches of system calls.
     const pace = new Pace();

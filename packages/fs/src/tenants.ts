@@ -1,13 +1,16 @@
 /**
- * `tenants()` and `purge()` of `FsStore`: a tenant is the directory `{root}/.~mem-tenants/{id}`. Both work
- * on paths beneath the root, never following a link (entries are `lstat`ed; links are neither counted
- * nor followed, and `rm` unlinks them).
+ * `tenants()` and `purge()` of `FsStore`: a tenant is the directory `{root}/.~mem-tenants/{id}`. Both
+ * measure tenants with the store's one walk, `walkTree` (walk.ts), so links are neither counted nor
+ * followed; `purge` then renames the tenant away and `rm` unlinks what was in it.
  */
-import { lstat, readdir, rename, rm } from "node:fs/promises";
+import { lstatSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { compareTenantIds, type PurgeResult, type TenantInfo, type TenantPage, tenantPage } from "@mem/core";
+import { Dir, type Resolution } from "./dir.js";
 import { errnoOf } from "./failure.js";
 import { isReservedName, RESERVED_PREFIX, TENANTS_DIR } from "./names.js";
+import { isSpecial, Pace, readEntries, walkTree, withChild } from "./walk.js";
 
 /** A tenant directory being erased: `{tenants}/.~mem-purge-{id}~{pid}-{time}`, renamed
  * away in one step (`~` is never part of an id, so no grave of `a` looks like one of `a.b`). */
@@ -16,48 +19,76 @@ const GRAVE_PREFIX = `${RESERVED_PREFIX}purge-`;
 const VALID_ID = /^[A-Za-z0-9._@+-]{1,128}$/;
 
 interface Totals {
+  /** The tenant's own files (nested tenants' left out), their bytes and newest modification. */
   files: number;
   bytes: number;
   lastAccess: number;
-  /** A file anywhere beneath, nested tenants included. */
-  holds: boolean;
+  /** Every file beneath, nested tenants' included. */
+  allFiles: number;
+  allBytes: number;
 }
 
-const entriesOf = async (dir: string): Promise<string[]> => {
+const noTotals = (): Totals => ({ files: 0, bytes: 0, lastAccess: 0, allFiles: 0, allBytes: 0 });
+
+/** Opens the directory at `path` (a link-free path) without following a link; null when nothing is there. */
+const openIfPresent = async (path: string, resolution: Resolution): Promise<Dir | null> => {
   try {
-    return await readdir(dir);
+    return await Dir.openRoot(path, resolution);
   } catch (error) {
-    if (errnoOf(error) === "ENOENT" || errnoOf(error) === "ENOTDIR") return [];
+    if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return null;
     throw error;
   }
 };
 
-/**
- * Files, bytes and newest modification of the files of one root (its own; nested tenants only set
- * `holds`). Reserved names are bookkeeping and not counted. Expired files are counted: they are on the
- * medium until reclaimed, and their times are what `mem sweep --tenants` judges a tenant by.
- */
-async function measure(dir: string, own: boolean, into: Totals): Promise<void> {
-  for (const name of await entriesOf(dir)) {
-    const path = join(dir, name);
-    let stats: Awaited<ReturnType<typeof lstat>>;
-    try {
-      stats = await lstat(path);
-    } catch (error) {
-      if (errnoOf(error) === "ENOENT") continue;
-      throw error;
-    }
-    if (stats.isDirectory()) {
-      await measure(path, own && name !== TENANTS_DIR, into);
-    } else if (stats.isFile() && !isReservedName(name)) {
-      into.holds = true;
-      if (!own) continue;
-      into.files += 1;
-      into.bytes += stats.size;
-      into.lastAccess = Math.max(into.lastAccess, stats.mtimeMs);
-    }
+/** Runs `task` on the directory at `path`, if there is one, and closes it. */
+const inDirectory = async (path: string, resolution: Resolution, task: (dir: Dir) => Promise<void>) => {
+  const dir = await openIfPresent(path, resolution);
+  if (!dir) return;
+  try {
+    await task(dir);
+  } finally {
+    await dir.close();
   }
-}
+};
+
+/**
+ * Adds up the regular files beneath tenant directory `name` of `dir` into `into`; nested tenants'
+ * files count in the `all` figures only. Reserved names are bookkeeping and not counted, but reserved
+ * directories are walked (a nested tenant's files are beneath them). Expired files are counted: they
+ * are on the medium until reclaimed, and their times are what `mem sweep --tenants` judges a tenant by.
+ * A tenant that is a link or not a directory holds nothing.
+ */
+const measure = (dir: Dir, name: string, into: Totals): Promise<void> =>
+  withChild(dir, name, async (tenant) => {
+    const pace = new Pace();
+    /** Memory paths of the directories beneath the tenant that belong to a nested tenant. */
+    const nested = new Set<string>();
+    const descend = (path: string, child: string): true => {
+      if (nested.has(path) || child === TENANTS_DIR) nested.add(`${path}/${child}`);
+      return true;
+    };
+    await walkTree(tenant, "", {
+      listed: (count) => pace.step(1 + Math.floor(count / 64)),
+      entry: async (current, path, entry) => {
+        if (entry.isSymbolicLink() || isSpecial(entry)) return false;
+        if (entry.isDirectory()) return descend(path, entry.name);
+        // Regular files need their size and time; entries of unknown type (some file systems report none) need a look.
+        const stats = current.lstatNow(entry.name);
+        await pace.step();
+        if (stats?.isDirectory()) return descend(path, entry.name);
+        if (!stats?.isFile() || isReservedName(entry.name)) return false;
+        const own = !nested.has(path);
+        into.allFiles += 1;
+        into.allBytes += stats.size;
+        if (own) {
+          into.files += 1;
+          into.bytes += stats.size;
+          into.lastAccess = Math.max(into.lastAccess, stats.mtimeMs);
+        }
+        return false;
+      },
+    });
+  });
 
 /**
  * The tenants of the root at `root` that hold a file (their own or a nested tenant's), in byte
@@ -67,43 +98,30 @@ async function measure(dir: string, own: boolean, into: Totals): Promise<void> {
  */
 export async function listTenants(
   root: string,
+  resolution: Resolution,
   after: string | undefined,
   limit: number,
 ): Promise<TenantPage> {
-  const tenantsDir = join(root, TENANTS_DIR);
-  const ids = (await entriesOf(tenantsDir))
-    .filter((name) => VALID_ID.test(name) && name !== "." && name !== "..")
-    .filter((id) => after === undefined || compareTenantIds(id, after) > 0)
-    .sort(compareTenantIds);
   const found: TenantInfo[] = [];
-  for (const id of ids) {
-    const totals: Totals = { files: 0, bytes: 0, lastAccess: 0, holds: false };
-    await measure(join(tenantsDir, id), true, totals);
-    if (!totals.holds) continue;
-    found.push(
-      totals.lastAccess > 0
-        ? { id, files: totals.files, bytes: totals.bytes, lastAccess: Math.floor(totals.lastAccess) }
-        : { id, files: totals.files, bytes: totals.bytes },
-    );
-    if (found.length > limit) break;
-  }
-  return tenantPage(found, limit);
-}
-
-/** Every regular file beneath `dir` but the store's bookkeeping, nested tenants included. */
-async function countAll(dir: string, into: { files: number; bytes: number }): Promise<void> {
-  for (const name of await entriesOf(dir)) {
-    const path = join(dir, name);
-    const stats = await lstat(path).catch((error: unknown) => {
-      if (errnoOf(error) === "ENOENT") return null;
-      throw error;
-    });
-    if (stats?.isDirectory()) await countAll(path, into);
-    else if (stats?.isFile() && !isReservedName(name)) {
-      into.files += 1;
-      into.bytes += stats.size;
+  await inDirectory(join(root, TENANTS_DIR), resolution, async (tenantsDir) => {
+    const ids = (await readEntries(tenantsDir))
+      .map((entry) => entry.name)
+      .filter((name) => VALID_ID.test(name) && name !== "." && name !== "..")
+      .filter((id) => after === undefined || compareTenantIds(id, after) > 0)
+      .sort(compareTenantIds);
+    for (const id of ids) {
+      const totals = noTotals();
+      await measure(tenantsDir, id, totals);
+      if (totals.allFiles === 0) continue;
+      found.push(
+        totals.lastAccess > 0
+          ? { id, files: totals.files, bytes: totals.bytes, lastAccess: Math.floor(totals.lastAccess) }
+          : { id, files: totals.files, bytes: totals.bytes },
+      );
+      if (found.length > limit) break;
     }
-  }
+  });
+  return tenantPage(found, limit);
 }
 
 /**
@@ -112,13 +130,21 @@ async function countAll(dir: string, into: { files: number; bytes: number }): Pr
  * directory write into the grave), then the grave is removed with everything in it. Graves an
  * interrupted purge left behind are removed first, so running it again completes.
  */
-export async function purgeTenant(tenantsDir: string, id: string, dryRun: boolean): Promise<PurgeResult> {
+export async function purgeTenant(
+  tenantsDir: string,
+  id: string,
+  resolution: Resolution,
+  dryRun: boolean,
+): Promise<PurgeResult> {
   const root = join(tenantsDir, id);
-  const totals = { files: 0, bytes: 0 };
-  const graves = (await entriesOf(tenantsDir)).filter((name) => name.startsWith(`${GRAVE_PREFIX}${id}~`));
-  for (const grave of graves) await countAll(join(tenantsDir, grave), totals);
-  await countAll(root, totals);
-  if (dryRun) return totals;
+  const totals = noTotals();
+  const graves: string[] = [];
+  await inDirectory(tenantsDir, resolution, async (dir) => {
+    for (const entry of await readEntries(dir))
+      if (entry.name.startsWith(`${GRAVE_PREFIX}${id}~`)) graves.push(entry.name);
+    for (const name of [...graves, id]) await measure(dir, name, totals);
+  });
+  if (dryRun) return { files: totals.allFiles, bytes: totals.allBytes };
   const grave = join(tenantsDir, `${GRAVE_PREFIX}${id}~${process.pid}-${Date.now().toString(36)}`);
   try {
     await rename(root, grave);
@@ -127,7 +153,7 @@ export async function purgeTenant(tenantsDir: string, id: string, dryRun: boolea
     if (errnoOf(error) !== "ENOENT") throw error;
   }
   for (const name of graves) await removeGrave(join(tenantsDir, name));
-  return totals;
+  return { files: totals.allFiles, bytes: totals.allBytes };
 }
 
 /** Removes a grave; a writer that still held the directory may add to it meanwhile, so it retries. */

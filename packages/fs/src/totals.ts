@@ -107,14 +107,13 @@ export const countFiles = async (root: Dir): Promise<{ files: number; bytes: num
 
 /** The totals of one hold of the lock: adjusted by each change, saved before the lock is released. */
 export class HeldTotals {
-  private changed = false;
-  private broken = false;
+  #changed = false;
+  #broken = false;
+  readonly #recorded: Recorded;
 
-  private constructor(
-    private readonly recorded: Recorded,
-    recounted: boolean,
-  ) {
-    this.changed = recounted;
+  private constructor(recorded: Recorded, recounted: boolean) {
+    this.#recorded = recorded;
+    this.#changed = recounted;
   }
 
   /**
@@ -132,30 +131,30 @@ export class HeldTotals {
   }
 
   get files(): number {
-    return this.recorded.files;
+    return this.#recorded.files;
   }
 
   get bytes(): number {
-    return this.recorded.bytes;
+    return this.#recorded.bytes;
   }
 
   /** Adds a change. Synchronous, so that a quota check and its reservation are one step. */
   add(files: number, bytes: number): void {
-    this.recorded.files += files;
-    this.recorded.bytes += bytes;
-    this.recorded.changes += 1;
-    this.changed = true;
+    this.#recorded.files += files;
+    this.#recorded.bytes += bytes;
+    this.#recorded.changes += 1;
+    this.#changed = true;
   }
 
   /** A change failed part-way: the totals may be off, so the file goes and the next hold counts. */
   invalidate(): void {
-    this.broken = true;
+    this.#broken = true;
   }
 
   /** Writes the totals (or removes the file when they may be off). Failures only cost a recount later. */
   save(root: Dir): void {
     const target = root.at(TOTALS_NAME);
-    if (this.broken) {
+    if (this.#broken) {
       try {
         unlinkSync(target);
       } catch {
@@ -163,12 +162,12 @@ export class HeldTotals {
       }
       return;
     }
-    if (!this.changed) return;
+    if (!this.#changed) return;
     const temp = root.at(tempName());
     try {
       const fd = createPrivateFile(temp);
       try {
-        writeSync(fd, JSON.stringify(this.recorded));
+        writeSync(fd, JSON.stringify(this.#recorded));
       } finally {
         closeSync(fd);
       }

@@ -16,11 +16,11 @@ const CALLS_BETWEEN_YIELDS = 256;
 
 /** Counts a walk's system calls and yields to the event loop every {@link CALLS_BETWEEN_YIELDS}. */
 export class Pace {
-  private calls = 0;
+  #calls = 0;
   async step(count = 1): Promise<void> {
-    this.calls += count;
-    if (this.calls < CALLS_BETWEEN_YIELDS) return;
-    this.calls = 0;
+    this.#calls += count;
+    if (this.#calls < CALLS_BETWEEN_YIELDS) return;
+    this.#calls = 0;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
@@ -34,7 +34,7 @@ export const readEntries = async (dir: Dir): Promise<Dirent[]> => {
   }
 };
 
-const isSpecial = (entry: Dirent): boolean =>
+export const isSpecial = (entry: Dirent): boolean =>
   entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice();
 
 /**

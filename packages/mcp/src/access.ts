@@ -42,22 +42,22 @@ const digest = (token: string): Buffer => createHash("sha256").update(token, "ut
  * taken says nothing about which token, or how much of one, matched.
  */
 export class TokenSet<T = undefined> {
-  private readonly known: { digest: Buffer; value: T }[];
+  readonly #known: { digest: Buffer; value: T }[];
 
   constructor(tokens: Iterable<readonly [token: string, value: T]>) {
-    this.known = [...tokens].map(([token, value]) => ({ digest: digest(token), value }));
+    this.#known = [...tokens].map(([token, value]) => ({ digest: digest(token), value }));
   }
 
   /** How many tokens the set holds. */
   get size(): number {
-    return this.known.length;
+    return this.#known.length;
   }
 
   /** The matching token's entry, or `undefined` when `presented` is none of them. */
   match(presented: string): { value: T } | undefined {
     const given = digest(presented);
     let found: { value: T } | undefined;
-    for (const entry of this.known) {
+    for (const entry of this.#known) {
       if (timingSafeEqual(given, entry.digest)) found = { value: entry.value };
     }
     return found;

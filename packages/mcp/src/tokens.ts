@@ -15,14 +15,14 @@ const NEVER = Number.MAX_SAFE_INTEGER;
  * is compared, so the time taken says nothing about which token, or how much of one, matched.
  */
 export class StaticTokenVerifier implements OAuthTokenVerifier {
-  private readonly tokens: TokenSet<string | undefined>;
+  readonly #tokens: TokenSet<string | undefined>;
 
   constructor(tokens: Iterable<readonly [token: string, tenant: string | undefined]>) {
-    this.tokens = new TokenSet(tokens);
+    this.#tokens = new TokenSet(tokens);
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const found = this.tokens.match(token);
+    const found = this.#tokens.match(token);
     const match = found && { tenant: found.value };
     if (!match) throw new InvalidTokenError("Invalid token");
     const extra: Record<string, unknown> = {};

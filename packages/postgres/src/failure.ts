@@ -55,9 +55,14 @@ export const sqlStateOf = (error: unknown): string | undefined => {
     : undefined;
 };
 
-/** True when the client gave up on the query before sending it (the write cannot have happened). */
-export const neverSent = (error: unknown): boolean =>
-  error instanceof Error && /not queryable|^Cannot use a pool after calling end/.test(error.message);
+/**
+ * Whether a statement that would have changed something, sent and then failed with `error`, may have
+ * been applied anyway: false when the server answered with an error (the statement rolled back) or the
+ * client gave up on it before sending it; true for timeouts and lost connections.
+ */
+export const mayBeApplied = (error: unknown): boolean =>
+  sqlStateOf(error) === undefined &&
+  !(error instanceof Error && /not queryable|^Cannot use a pool after calling end/.test(error.message));
 
 export const reasonOf = (error: unknown): string => {
   if (isStoreError(error, "STORE_FAILURE")) return (error as StoreFailureError).reason;
@@ -80,6 +85,5 @@ export const reasonOf = (error: unknown): string => {
  */
 export const toStoreFailure = (error: unknown, sent: boolean): StoreFailureError => {
   if (isStoreError(error, "STORE_FAILURE")) return error as StoreFailureError;
-  const mayBeApplied = sent && sqlStateOf(error) === undefined && !neverSent(error);
-  return new StoreFailureError(reasonOf(error), { cause: error, mayBeApplied });
+  return new StoreFailureError(reasonOf(error), { cause: error, mayBeApplied: sent && mayBeApplied(error) });
 };

@@ -4,4 +4,4 @@ export {
   type RedisStoreOptions,
   recommendedClusterOptions,
   recommendedRedisOptions,
-} from "./store.js";
+} from "./redis-store.js";

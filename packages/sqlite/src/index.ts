@@ -1,2 +1,2 @@
 export { SCHEMA_VERSION } from "./schema.js";
-export { SqliteStore, type SqliteStoreOptions } from "./store.js";
+export { SqliteStore, type SqliteStoreOptions } from "./sqlite-store.js";

@@ -36,7 +36,11 @@ export interface Asset {
 /** Serves the built files from memory, read once. */
 export class Assets {
   readonly #cache = new Map<string, Asset | null>();
-  constructor(private readonly dir: string) {}
+  readonly #dir: string;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
 
   get(urlPath: string): Asset | undefined {
     const path = urlPath === "/" ? "/index.html" : urlPath;
@@ -45,7 +49,7 @@ export class Assets {
     let asset = this.#cache.get(path);
     if (asset === undefined) {
       try {
-        asset = { type: TYPES[match[1] as string] as string, body: readFileSync(this.dir + path.slice(1)) };
+        asset = { type: TYPES[match[1] as string] as string, body: readFileSync(this.#dir + path.slice(1)) };
       } catch {
         asset = null;
       }

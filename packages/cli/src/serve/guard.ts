@@ -45,12 +45,12 @@ export type Verdict = { ok: true } | { ok: false; status: number; reason: string
 export class Guard {
   readonly csrf = randomBytes(24).toString("base64url");
   readonly #tokens: TokenSet | undefined;
+  readonly #host: string;
+  readonly #loopback: boolean;
 
-  constructor(
-    private readonly host: string,
-    private readonly loopback: boolean,
-    token: string | undefined,
-  ) {
+  constructor(host: string, loopback: boolean, token: string | undefined) {
+    this.#host = host;
+    this.#loopback = loopback;
     this.#tokens = token === undefined ? undefined : new TokenSet([[token, undefined]]);
   }
 
@@ -65,7 +65,7 @@ export class Guard {
 
   /** The checks every request passes before anything else. */
   check(req: IncomingMessage): Verdict {
-    if (this.loopback && !isLoopbackHostHeader(req.headers.host, this.host)) {
+    if (this.#loopback && !isLoopbackHostHeader(req.headers.host, this.#host)) {
       return { ok: false, status: 403, reason: "Host not allowed" };
     }
     const origin = req.headers.origin;

@@ -4,10 +4,13 @@ import type { Harness } from "./harness.js";
 
 /** A clock the test moves by hand: expiry is tested without waiting. */
 export class FakeClock {
-  constructor(private at = 1_800_000_000_000) {}
-  readonly now = (): number => this.at;
+  #at: number;
+  constructor(at = 1_800_000_000_000) {
+    this.#at = at;
+  }
+  readonly now = (): number => this.#at;
   advance(seconds: number): void {
-    this.at += seconds * 1000;
+    this.#at += seconds * 1000;
   }
 }
 

@@ -47,19 +47,22 @@ const probesOf = (input: unknown): string[] => {
  * call succeeded, so a slow store pays for one picture per call.
  */
 class CheckedRunner {
-  private baseline: StoreSnapshot | undefined;
-  constructor(
-    private readonly store: MemoryStore,
-    private readonly expect: ConformanceRunner["expect"],
-  ) {}
+  #baseline: StoreSnapshot | undefined;
+  readonly #store: MemoryStore;
+  readonly #expect: ConformanceRunner["expect"];
+
+  constructor(store: MemoryStore, expect: ConformanceRunner["expect"]) {
+    this.#store = store;
+    this.#expect = expect;
+  }
 
   /** Puts back seeded files a successful call removed, so later calls keep meeting real files. */
   async reseed(): Promise<void> {
     const encoder = new TextEncoder();
     for (const [path, text] of Object.entries(SEED)) {
-      if ((await this.store.stat(path)) !== null) continue;
+      if ((await this.#store.stat(path)) !== null) continue;
       try {
-        await this.store.write(path, encoder.encode(text), { ifAbsent: true });
+        await this.#store.write(path, encoder.encode(text), { ifAbsent: true });
       } catch (error) {
         // A successful call may have put a file where a seeded directory was; that is fine.
         if (!isStoreError(error, "NOT_A_DIRECTORY") && !isStoreError(error, "ALREADY_EXISTS")) throw error;
@@ -68,14 +71,14 @@ class CheckedRunner {
   }
 
   async run(input: unknown): Promise<ToolResult> {
-    const expect = this.expect;
+    const expect = this.#expect;
     const seedProbes = Object.keys(SEED);
     const ownProbes = probesOf(input);
-    this.baseline ??= await snapshotStore(this.store, seedProbes);
-    const ownBefore = await probePaths(this.store, ownProbes);
+    this.#baseline ??= await snapshotStore(this.#store, seedProbes);
+    const ownBefore = await probePaths(this.#store, ownProbes);
     let result: ToolResult;
     try {
-      result = await executeCommand(this.store, input);
+      result = await executeCommand(this.#store, input);
     } catch (error) {
       throw new Error(`executeCommand threw for ${JSON.stringify(input)?.slice(0, 200)}: ${String(error)}`);
     }
@@ -86,10 +89,10 @@ class CheckedRunner {
     );
     if (result.isError) {
       const label = `a failed call changed nothing: ${result.content}`;
-      expect(await snapshotStore(this.store, seedProbes), label).toEqual(this.baseline);
-      expect(await probePaths(this.store, ownProbes), label).toEqual(ownBefore);
+      expect(await snapshotStore(this.#store, seedProbes), label).toEqual(this.#baseline);
+      expect(await probePaths(this.#store, ownProbes), label).toEqual(ownBefore);
     } else {
-      this.baseline = undefined;
+      this.#baseline = undefined;
       await this.reseed();
     }
     return result;

@@ -37,7 +37,7 @@
 -- what it finds (a directory's children), and they all share KEYS[1]'s hash tag, so Cluster still sees
 -- one slot.
 --
--- Answers are Lua tables that Redis turns into arrays; the TypeScript side (../store.ts) reads them by
+-- Answers are Lua tables that Redis turns into arrays; the TypeScript side (../redis-store.ts) reads them by
 -- position, so a change here goes with a change there.
 local base = ARGV[1]
 local ttl = tonumber(ARGV[2])

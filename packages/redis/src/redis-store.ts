@@ -222,18 +222,18 @@ export class RedisStore implements MemoryStore {
   readonly client: Redis | Cluster;
   /** The key base every key of this store starts with. */
   readonly keyBase: string;
-  private readonly routingKey: string;
-  private readonly ttlMs: string;
-  private readonly clock: (() => number) | undefined;
-  private readonly timeoutMs: number;
-  private readonly ownsClient: boolean;
-  private readonly expiryOptions: ExpiryOptions;
+  readonly #routingKey: string;
+  readonly #ttlMs: string;
+  readonly #clock: (() => number) | undefined;
+  readonly #timeoutMs: number;
+  readonly #ownsClient: boolean;
+  readonly #expiryOptions: ExpiryOptions;
 
-  private readonly scopeOf: { parentBase: string; tenant: string } | undefined;
+  readonly #scopeOf: { parentBase: string; tenant: string } | undefined;
 
   constructor(options: RedisStoreOptions) {
     const scopedBase = (options as { [SCOPED_BASE]?: string } | undefined)?.[SCOPED_BASE];
-    this.scopeOf = (options as { [SCOPE_OF]?: { parentBase: string; tenant: string } } | undefined)?.[
+    this.#scopeOf = (options as { [SCOPE_OF]?: { parentBase: string; tenant: string } } | undefined)?.[
       SCOPE_OF
     ];
     const o = checkOptions("RedisStore", options);
@@ -244,7 +244,7 @@ export class RedisStore implements MemoryStore {
     o.string("prefix", { optional: true, nonEmpty: true });
     o.integer("operationTimeoutMs", { optional: true, min: 1 });
     this.keyBase = scopedBase ?? keyBaseOf(options.prefix ?? "mem");
-    this.routingKey = routingKeyOf(this.keyBase);
+    this.#routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
     if (!(Number.isFinite(ttl) && ttl >= 0)) {
       throw new TypeError("RedisStore: `ttlSeconds` must be a non-negative number");
@@ -258,16 +258,16 @@ export class RedisStore implements MemoryStore {
       expireAfterSeconds: options.expireAfterSeconds ?? (ttl > 0 ? ttl : undefined),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     } as ExpiryOptions);
-    this.ttlMs = String(expiry ? Math.round(expiry.limitMs) : 0);
-    this.clock = options.clock;
-    this.expiryOptions = {
+    this.#ttlMs = String(expiry ? Math.round(expiry.limitMs) : 0);
+    this.#clock = options.clock;
+    this.#expiryOptions = {
       ...(expiry ? { expireAfterSeconds: expiry.limitMs / 1000 } : {}),
       ...(options.clock ? { clock: options.clock } : {}),
     };
-    this.timeoutMs = options.operationTimeoutMs ?? 10_000;
+    this.#timeoutMs = options.operationTimeoutMs ?? 10_000;
     if ("client" in options) {
       this.client = options.client;
-      this.ownsClient = false;
+      this.#ownsClient = false;
     } else {
       const client = new Redis(options.url, { ...recommendedRedisOptions, ...options.redisOptions });
       // Failures surface per operation as StoreFailureError; without a listener ioredis would log them.
@@ -275,7 +275,7 @@ export class RedisStore implements MemoryStore {
         lastFailures.set(client, toStoreFailure(error).reason);
       });
       this.client = client;
-      this.ownsClient = true;
+      this.#ownsClient = true;
     }
   }
 
@@ -290,8 +290,8 @@ export class RedisStore implements MemoryStore {
       client: this.client,
       [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
       [SCOPE_OF]: { parentBase: this.keyBase, tenant },
-      operationTimeoutMs: this.timeoutMs,
-      ...this.expiryOptions,
+      operationTimeoutMs: this.#timeoutMs,
+      ...this.#expiryOptions,
     } as RedisStoreOptions);
   }
 
@@ -303,8 +303,8 @@ export class RedisStore implements MemoryStore {
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
     try {
-      await this.connected(new AbortController().signal);
-      return await listTenants(this.client, this.keyBase, after, limit, this.ttlMs !== "0");
+      await this.#connected(new AbortController().signal);
+      return await listTenants(this.client, this.keyBase, after, limit, this.#ttlMs !== "0");
     } catch (error) {
       throw toStoreFailure(error);
     }
@@ -316,10 +316,10 @@ export class RedisStore implements MemoryStore {
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
-    const scope = this.scopeOf;
+    const scope = this.#scopeOf;
     if (!scope) throw unscopedPurgeError();
     try {
-      await this.connected(new AbortController().signal);
+      await this.#connected(new AbortController().signal);
       return await purgeTenant(this.client, scope.parentBase, scope.tenant, this.keyBase, dryRun);
     } catch (error) {
       throw toStoreFailure(error);
@@ -328,14 +328,14 @@ export class RedisStore implements MemoryStore {
 
   /** Files and bytes from the counters the scripts keep: one round trip, O(1). */
   async usage(): Promise<Usage> {
-    const reply = await this.run("usage", []);
+    const reply = await this.#run("usage", []);
     const [files, bytes] = Array.isArray(reply) ? reply : [];
     return { files: Number(files ?? 0), bytes: Number(bytes ?? 0) };
   }
 
   /** Removes the expired files now and reports them (every operation also removes them first). */
   async sweep(): Promise<SweepResult> {
-    const reply = await this.run("sweep", []);
+    const reply = await this.#run("sweep", []);
     const result: SweepResult = { paths: [], bytes: 0 };
     if (!Array.isArray(reply)) return result;
     for (let i = 0; i + 1 < reply.length; i += 2) {
@@ -346,7 +346,7 @@ export class RedisStore implements MemoryStore {
   }
 
   async read(path: string): Promise<FileData | null> {
-    const reply = await this.run("read", [path]);
+    const reply = await this.#run("read", [path]);
     if (!Array.isArray(reply)) return null;
     const [data, version] = reply;
     if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
@@ -354,7 +354,7 @@ export class RedisStore implements MemoryStore {
   }
 
   async stat(path: string): Promise<Stat | null> {
-    const reply = await this.run("stat", [path]);
+    const reply = await this.#run("stat", [path]);
     if (!Array.isArray(reply)) return null;
     if (text(reply[0]) === "f") return { kind: "file", size: Number(reply[1]) };
     return { kind: "directory" };
@@ -365,13 +365,13 @@ export class RedisStore implements MemoryStore {
    * order from each directory's ordered index, the rest counted from the kept per-directory counts.
    */
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const reply = await this.run("list", [dir, String(depth), ...listArguments(options)]);
+    const reply = await this.#run("list", [dir, String(depth), ...listArguments(options)]);
     return Array.isArray(reply) ? listingOf(reply) : null;
   }
 
   /** A view in one script call: the file's bytes, or else the directory's listing. */
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
-    const reply = await this.run("view", [path, String(depth), ...listArguments(options)]);
+    const reply = await this.#run("view", [path, String(depth), ...listArguments(options)]);
     if (!Array.isArray(reply)) return null;
     if (text(reply[0]) === "f") {
       const [, data, version] = reply;
@@ -385,7 +385,7 @@ export class RedisStore implements MemoryStore {
 
   /** Walks the directory index breadth first: one HGETALL per directory, then the sizes in one pipeline. */
   async files(): Promise<StoredFile[]> {
-    await this.connected(AbortSignal.timeout(this.timeoutMs));
+    await this.#connected(AbortSignal.timeout(this.#timeoutMs));
     const paths: string[] = [];
     for (let dirs = [ROOT]; dirs.length > 0; ) {
       const indexes = await Promise.all(dirs.map((dir) => this.client.hgetall(`${this.keyBase}d:${dir}`)));
@@ -404,7 +404,7 @@ export class RedisStore implements MemoryStore {
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
-    return this.writeWith(path, data, condition, {});
+    return this.#writeWith(path, data, condition, {});
   }
 
   /**
@@ -418,10 +418,10 @@ export class RedisStore implements MemoryStore {
     condition: WriteCondition,
     quota: WriteQuota,
   ): Promise<{ version: Version }> {
-    return this.writeWith(path, data, condition, quota);
+    return this.#writeWith(path, data, condition, quota);
   }
 
-  private async writeWith(
+  async #writeWith(
     path: string,
     data: Uint8Array,
     condition: WriteCondition,
@@ -430,7 +430,7 @@ export class RedisStore implements MemoryStore {
     const expected = "ifVersion" in condition ? condition.ifVersion : "";
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     const limits = [String(quota.maxFiles ?? ""), String(quota.maxTotalBytes ?? "")];
-    const reply = await this.run("write", [path, bytes, expected, ...limits]);
+    const reply = await this.#run("write", [path, bytes, expected, ...limits]);
     const [status, detail, extra] = Array.isArray(reply) ? reply : [];
     switch (text(status)) {
       case "ok":
@@ -449,11 +449,11 @@ export class RedisStore implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    return (await this.run("delete", [path])) === 1;
+    return (await this.#run("delete", [path])) === 1;
   }
 
   async rename(from: string, to: string): Promise<void> {
-    const reply = await this.run("rename", [from, to]);
+    const reply = await this.#run("rename", [from, to]);
     const [status, detail] = Array.isArray(reply) ? reply : [];
     switch (text(status)) {
       case "ok":
@@ -477,11 +477,11 @@ export class RedisStore implements MemoryStore {
    * cannot run the store's script: one script call, bounded by `operationTimeoutMs`.
    */
   async check(): Promise<void> {
-    await this.run("stat", [ROOT]);
+    await this.#run("stat", [ROOT]);
   }
 
   async close(): Promise<void> {
-    if (!this.ownsClient || this.client.status === "end") return;
+    if (!this.#ownsClient || this.client.status === "end") return;
     const ended = new Promise<void>((resolve) => this.client.once("end", () => resolve()));
     try {
       await this.client.quit();
@@ -506,20 +506,20 @@ export class RedisStore implements MemoryStore {
    * connection may have run: it fails with `mayBeApplied` (SPEC §5). A read changes nothing, so its
    * failures are always plain.
    */
-  private async run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
-    const now = this.clock ? String(Math.round(this.clock())) : "";
-    const argv = [this.keyBase, this.ttlMs, now, op, ...args];
+  async #run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
+    const now = this.#clock ? String(Math.round(this.#clock())) : "";
+    const argv = [this.keyBase, this.#ttlMs, now, op, ...args];
     const withdrawn = new AbortController();
     let handedOver = false;
     const send = (command: "evalsha" | "eval", script: string): Promise<Reply> => {
       if (withdrawn.signal.aborted) throw new StoreFailureError("timed out");
       handedOver = true;
-      return this.client.callBuffer(command, [script, 1, this.routingKey, ...argv]) as Promise<Reply>;
+      return this.client.callBuffer(command, [script, 1, this.#routingKey, ...argv]) as Promise<Reply>;
     };
     const call = async (): Promise<Reply> => {
-      await this.connected(withdrawn.signal);
+      await this.#connected(withdrawn.signal);
       // A scope enters its parent's tenant index before it writes (see tenants.ts).
-      const scope = this.scopeOf;
+      const scope = this.#scopeOf;
       if (scope && op === "write") await registerTenant(this.client, scope.parentBase, scope.tenant);
       try {
         return await send("evalsha", STORE_SCRIPT_SHA);
@@ -533,7 +533,7 @@ export class RedisStore implements MemoryStore {
       timer = setTimeout(() => {
         withdrawn.abort();
         reject(new StoreFailureError("timed out"));
-      }, this.timeoutMs);
+      }, this.#timeoutMs);
       timer.unref();
     });
     try {
@@ -554,7 +554,7 @@ export class RedisStore implements MemoryStore {
    * between reconnection attempts fails at once, so a dead server gives prompt errors and no command
    * waits in a queue to run after its caller was told it failed.
    */
-  private connected(signal: AbortSignal): Promise<void> {
+  #connected(signal: AbortSignal): Promise<void> {
     const client = this.client;
     switch (client.status as string) {
       case "ready":
