@@ -437,15 +437,7 @@ export class PostgresStore implements MemoryStore {
 
   async #lockedUpdate(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
     const { sql } = this.#shared;
-    let client: pg.PoolClient;
-    try {
-      client = await this.#shared.pool.connect();
-    } catch (error) {
-      throw toStoreFailure(error, false);
-    }
-    client.on("error", ignore);
-    let broken: Error | undefined;
-    try {
+    return this.#withClient(async (client) => {
       await client.query("BEGIN");
       try {
         await client.query({ name: sql.lock.name, text: sql.lock.text, values: [this.tenantKey] });
@@ -478,13 +470,7 @@ export class PostgresStore implements MemoryStore {
         await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       }
-    } catch (error) {
-      if (sqlStateOf(error) === undefined || isFatal(error)) broken = error as Error;
-      throw error;
-    } finally {
-      client.off("error", ignore);
-      client.release(broken);
-    }
+    });
   }
 
   async delete(path: string): Promise<boolean> {
@@ -553,27 +539,23 @@ export class PostgresStore implements MemoryStore {
     const names = this.#shared.names;
     const prefix = childPrefix(this.tenantKey);
     const values = [this.tenantKey, prefix, prefixEnd(prefix)];
-    let client: pg.PoolClient;
     try {
-      client = await this.#shared.pool.connect();
-    } catch (error) {
-      throw toStoreFailure(error, false);
-    }
-    client.on("error", ignore);
-    try {
-      await client.query("BEGIN");
-      if (!dryRun) await client.query({ ...lockStatement(names), values: [this.tenantKey] });
-      const statement = dryRun ? countStatement(names) : deleteStatement(names);
-      const row = (await client.query({ ...statement, values })).rows[0];
-      await client.query("COMMIT");
-      client.off("error", ignore);
-      client.release();
+      const row = await this.#withClient(async (client) => {
+        await client.query("BEGIN");
+        try {
+          if (!dryRun) await client.query({ ...lockStatement(names), values: [this.tenantKey] });
+          const statement = dryRun ? countStatement(names) : deleteStatement(names);
+          const result = (await client.query({ ...statement, values })).rows[0];
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          await client.query("ROLLBACK").catch(ignore);
+          throw error;
+        }
+      });
       return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
     } catch (error) {
-      await client.query("ROLLBACK").catch(ignore);
-      client.off("error", ignore);
-      client.release(error as Error);
-      throw toStoreFailure(error, !dryRun);
+      throw isStoreError(error) ? error : toStoreFailure(error, !dryRun);
     }
   }
 
@@ -646,6 +628,23 @@ export class PostgresStore implements MemoryStore {
   }
 
   async #once(statement: Statement, values: unknown[], changes: boolean): Promise<pg.QueryResult> {
+    try {
+      return await this.#withClient((client) =>
+        client.query({ name: statement.name, text: statement.text, values }),
+      );
+    } catch (error) {
+      if (isStoreError(error)) throw error;
+      if (sqlStateOf(error) && RETRYABLE.has(sqlStateOf(error)!)) throw error;
+      throw toStoreFailure(error, changes);
+    }
+  }
+
+  /**
+   * Runs `work` on a connection of the pool. A failure to connect is a store failure that changed
+   * nothing; what `work` throws is passed on as it is, after the connection went back to the pool, or
+   * was closed when the server did not answer on it.
+   */
+  async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#shared.pool.connect();
@@ -654,17 +653,15 @@ export class PostgresStore implements MemoryStore {
     }
     // A connection lost while checked out is also emitted on the client, where no pool listener is.
     client.on("error", ignore);
+    let broken: Error | undefined;
     try {
-      const result = await client.query({ name: statement.name, text: statement.text, values });
-      client.off("error", ignore);
-      client.release();
-      return result;
+      return await work(client);
     } catch (error) {
+      if (sqlStateOf(error) === undefined || isFatal(error)) broken = error as Error;
+      throw error;
+    } finally {
       client.off("error", ignore);
-      // A connection the server did not answer on is not reused.
-      client.release(sqlStateOf(error) === undefined || isFatal(error) ? (error as Error) : undefined);
-      if (sqlStateOf(error) && RETRYABLE.has(sqlStateOf(error)!)) throw error;
-      throw toStoreFailure(error, changes);
+      client.release(broken);
     }
   }
 
