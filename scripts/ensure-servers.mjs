@@ -89,7 +89,7 @@ const SERVERS = [
   {
     name: "Chromium",
     debianPackages: ["chromium"],
-    // The path the console's tests launch (MEM_CHROMIUM overrides it, as in packages/cli/test/console).
+    // The path the console's tests launch (MEM_CHROMIUM overrides it, as in packages/testkit/src/chromium.ts).
     missing: () => [process.env.MEM_CHROMIUM ?? "/usr/bin/chromium"].filter((file) => !isExecutable(file)),
     found: () => process.env.MEM_CHROMIUM ?? "/usr/bin/chromium",
     hints: [

@@ -3,7 +3,7 @@ import { HistoryStore } from "@mem/history";
 import { describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
 import { createProgram } from "../src/program.js";
-import { PACKAGE_DIR } from "./run-mem.js";
+import { PACKAGE_DIR } from "./helpers/run-mem.js";
 
 /** The CLI in this process, with every store URL opening `store`. */
 const memWith = (store: MemoryStore) => async (args: string[]) => {

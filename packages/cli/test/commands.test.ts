@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
 import { openStore } from "../src/index.js";
 import { createProgram } from "../src/program.js";
-import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
 import {
   asBuffers,
   contents,
@@ -17,8 +17,8 @@ import {
   seed,
   startServers,
   withStore,
-} from "./stores.js";
-import { keepTwoVersions } from "./versions.js";
+} from "./helpers/stores.js";
+import { keepTwoVersions } from "./helpers/versions.js";
 
 let servers: Servers;
 beforeAll(async () => {

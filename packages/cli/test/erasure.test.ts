@@ -6,8 +6,8 @@ import { HistoryStore } from "@mem/history";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContext } from "../src/context.js";
 import { createProgram } from "../src/program.js";
-import { PACKAGE_DIR, runMem } from "./run-mem.js";
-import { freshUrl, type Servers, startServers, withStore } from "./stores.js";
+import { PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
+import { freshUrl, type Servers, startServers, withStore } from "./helpers/stores.js";
 
 let servers: Servers;
 beforeAll(async () => {

@@ -17,8 +17,8 @@ import { callMemoryTool } from "@mem/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
-import { keepTwoVersions } from "./versions.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
+import { keepTwoVersions } from "./helpers/versions.js";
 
 // Starting the command on sources takes seconds on a busy machine; a call waits on others' locks.
 const SPAWN_TIMEOUT = 120_000;

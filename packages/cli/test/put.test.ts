@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { type RedisServer, startRedis } from "@mem/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
-import { runMem } from "./run-mem.js";
-import { KEY } from "./stores.js";
+import { runMem } from "./helpers/run-mem.js";
+import { KEY } from "./helpers/stores.js";
 
 const PNG = Buffer.from([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,

@@ -6,7 +6,7 @@ import { callMemoryTool } from "@mem/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { memCommandLine, PACKAGE_DIR, runMem } from "./run-mem.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
 
 const REQUIRE = ["--require", "./test/fixtures/notes-scheme.mjs"];
 const base = mkdtempSync(join(tmpdir(), "mem-cli-schemes-"));

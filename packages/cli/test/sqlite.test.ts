@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runMem } from "./run-mem.js";
+import { runMem } from "./helpers/run-mem.js";
 
 const dirs: string[] = [];
 const tempDir = () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { Header } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMem } from "./run-mem.js";
+import { runMem } from "./helpers/run-mem.js";
 import {
   asBuffers,
   contents,
@@ -14,7 +14,7 @@ import {
   STORE_KINDS,
   seed,
   startServers,
-} from "./stores.js";
+} from "./helpers/stores.js";
 
 let servers: Servers;
 beforeAll(async () => {

@@ -15,7 +15,7 @@ import {
   SECRET_PATHS,
   SECRETS_IN_CONTEXT,
   TRUE_POSITIVES,
-} from "./sensitive-corpus.js";
+} from "./helpers/sensitive-corpus.js";
 
 const ALL_ON: SensitiveOptions = { detectors: { paymentCard: true, email: true, phone: true } };
 const refused = (path: string, line: number, label: string) =>

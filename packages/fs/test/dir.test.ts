@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Dir } from "../src/dir.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 describe("directory handles", () => {
   it("pin calls to the directory they opened, even after it is swapped for a link (descriptor mode)", async () => {

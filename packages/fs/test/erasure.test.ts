@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 const everything = (dir: string): string[] =>
   readdirSync(dir, { recursive: true, encoding: "utf8" }).map((p) => join(dir, p));

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { StoreFailureError } from "@mem/core";
 import { describe, expect, it } from "vitest";
 import { toStoreFailure } from "../src/failure.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const NOBODY = 65534;

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FsStore } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 describe("FsStore.files", () => {
   it("lists every regular file with its size, hidden and node_modules ones included", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ConflictError, executeCommand } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { bytes, tempDir, text } from "./helpers.js";
+import { bytes, tempDir, text } from "./helpers/files.js";
 
 // Changes queued by one process while the lock is held run together under the next hold; edits of
 // distinct files at once. Each caller still gets its own result, after the lock is released.

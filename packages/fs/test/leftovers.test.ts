@@ -6,7 +6,7 @@ import { executeCommand } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCK_NAME, LOCK_TEMP_PREFIX } from "../src/names.js";
-import { bytes, tempDir, text } from "./helpers.js";
+import { bytes, tempDir, text } from "./helpers/files.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const started: ChildProcess[] = [];

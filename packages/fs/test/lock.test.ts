@@ -6,8 +6,8 @@ import { FsStore } from "@mem/fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCK_NAME, LOCK_TEMP_PREFIX, MARKER_PREFIX, TEMP_PREFIX } from "../src/names.js";
 import { BOOT_ID, HOST, startTimeOf } from "../src/process-identity.js";
-import { outputOf, startFixture, waitForLine } from "./children.js";
-import { bytes, tempDir, text } from "./helpers.js";
+import { outputOf, startFixture, waitForLine } from "./helpers/children.js";
+import { bytes, tempDir, text } from "./helpers/files.js";
 
 const sleepers: ReturnType<typeof spawn>[] = [];
 afterAll(() => {

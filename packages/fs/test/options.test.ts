@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { StoreFailureError } from "@mem/core";
 import { FsStore, type FsStoreOptions } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 const make = (options: unknown) => () => new FsStore(options as FsStoreOptions);
 

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { FsStore, isReservedName } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { exitOf, killOnceReady, startFixture } from "./children.js";
 import { isSealed } from "./fixtures/sealed.js";
-import { tempDir, text } from "./helpers.js";
+import { exitOf, killOnceReady, startFixture } from "./helpers/children.js";
+import { tempDir, text } from "./helpers/files.js";
 
 /** Every entry on disk beneath `dir`, relative, symbolic links not followed. */
 const onDisk = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).sort();

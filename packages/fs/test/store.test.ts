@@ -9,7 +9,7 @@ import {
 } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { bytes, tempDir, text } from "./helpers.js";
+import { bytes, tempDir, text } from "./helpers/files.js";
 
 const fresh = () => {
   const root = join(tempDir(), "memories");

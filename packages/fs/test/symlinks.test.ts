@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { executeCommand, StoreFailureError } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { bytes, tempDir, text } from "./helpers.js";
+import { bytes, tempDir, text } from "./helpers/files.js";
 
 const LINK_REASON = "symbolic link not followed";
 

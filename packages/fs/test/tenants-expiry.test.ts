@@ -4,7 +4,7 @@ import { FakeClock } from "@mem/conformance";
 import { executeCommand } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./helpers/files.js";
 
 const openFds = (): number => readdirSync("/proc/self/fd").length;
 const create = (path: string, text: string) => ({ command: "create", path, file_text: text });

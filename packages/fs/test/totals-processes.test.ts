@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { Dir } from "../src/dir.js";
 import { FsStore } from "../src/index.js";
 import { countFiles } from "../src/totals.js";
-import { exitOf, startFixture, waitForLine } from "./children.js";
-import { bytes, tempDir } from "./helpers.js";
+import { exitOf, startFixture, waitForLine } from "./helpers/children.js";
+import { bytes, tempDir } from "./helpers/files.js";
 
 const TOTALS = ".~mem-usage";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

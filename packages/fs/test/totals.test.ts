@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { describe, expect, it } from "vitest";
 import { FsStore } from "../src/index.js";
-import { bytes, tempDir } from "./helpers.js";
+import { bytes, tempDir } from "./helpers/files.js";
 
 const TOTALS = ".~mem-usage";
 

@@ -5,7 +5,7 @@ import { ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { callMemoryTool as callMemory, type HttpServerHandle, serveHttp } from "../src/index.js";
-import { httpClient } from "./support/mcp-client.js";
+import { httpClient } from "./helpers/mcp-client.js";
 
 const transcripts = loadGoldenTranscripts();
 const newToken = (): string => randomBytes(24).toString("base64url");

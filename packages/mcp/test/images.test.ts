@@ -2,7 +2,7 @@ import { InMemoryStore, MEMORY_TOOL_OVERWRITING_DESCRIPTION, type MemoryStore } 
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it } from "vitest";
 import { callMemoryTool, createMemoryMcpServer, type MemoryMcpServerOptions } from "../src/index.js";
-import { newClient } from "./support/mcp-client.js";
+import { newClient } from "./helpers/mcp-client.js";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 const DATA = Buffer.from(PNG).toString("base64");

@@ -4,7 +4,7 @@ import { HistoryStore } from "@mem/history";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
 import { callMemoryTool, type HttpServerHandle, serveHttp } from "../src/index.js";
-import { httpClient } from "./support/mcp-client.js";
+import { httpClient } from "./helpers/mcp-client.js";
 
 const servers: HttpServerHandle[] = [];
 afterEach(async () => {

@@ -17,7 +17,7 @@ import {
   MEMORY_PROTOCOL_URI,
   type MemoryMcpServerOptions,
 } from "../src/index.js";
-import { newClient } from "./support/mcp-client.js";
+import { newClient } from "./helpers/mcp-client.js";
 
 /** A real client and server over the SDK's in-process transport pair. */
 async function connect(store: MemoryStore, options?: MemoryMcpServerOptions): Promise<Client> {

@@ -13,7 +13,7 @@ import { context, SpanStatusCode } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
-import { BrokenStore, ContendedStore, everything, startTelemetry, type Telemetry } from "./support.js";
+import { BrokenStore, ContendedStore, everything, startTelemetry, type Telemetry } from "./helpers.js";
 
 let telemetry: Telemetry | undefined;
 afterEach(async () => {

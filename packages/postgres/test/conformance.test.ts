@@ -1,7 +1,7 @@
 import { runConformance } from "@mem/conformance";
 import { afterAll, beforeAll } from "vitest";
 import type { PostgresStore } from "../src/index.js";
-import { TestPostgres } from "./support.js";
+import { TestPostgres } from "./helpers.js";
 
 let pg: TestPostgres;
 

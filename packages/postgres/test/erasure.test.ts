@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
-import { bytes, QueryCounter, TestPostgres } from "./support.js";
+import { bytes, QueryCounter, TestPostgres } from "./helpers.js";
 
 let pg: TestPostgres;
 

@@ -7,7 +7,7 @@ import { executeCommand, ROOT } from "@mem/core";
 import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
-import { bytes, TestPostgres } from "./support.js";
+import { bytes, TestPostgres } from "./helpers.js";
 
 let db: TestPostgres;
 

@@ -3,7 +3,7 @@ import { freePort } from "@mem/testkit";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
-import { QueryCounter, TestPostgres, textOf } from "./support.js";
+import { QueryCounter, TestPostgres, textOf } from "./helpers.js";
 
 let db: TestPostgres;
 

@@ -2,7 +2,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { exitOf, startFixture, stopFixtures } from "@mem/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TestPostgres, textOf } from "./support.js";
+import { TestPostgres, textOf } from "./helpers.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 let db: TestPostgres;

@@ -6,7 +6,7 @@ import { executeCommand, type MemoryStore } from "@mem/core";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
-import { bytes, QueryCounter, TestPostgres } from "./support.js";
+import { bytes, QueryCounter, TestPostgres } from "./helpers.js";
 
 let db: TestPostgres;
 

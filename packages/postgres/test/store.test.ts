@@ -1,7 +1,7 @@
 import { executeCommand, InMemoryStore, listingFromFiles, type MemoryStore, ROOT } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore, SCHEMA_VERSION, schemaSql } from "../src/index.js";
-import { bytes, QueryCounter, TestPostgres, textOf } from "./support.js";
+import { bytes, QueryCounter, TestPostgres, textOf } from "./helpers.js";
 
 let pg: TestPostgres;
 

@@ -4,7 +4,7 @@ import { type RedisCluster, type RedisServer, startRedisCluster } from "@mem/tes
 import { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore, recommendedClusterOptions } from "../src/index.js";
-import { bytes, dumpKeys, textOf } from "./support.js";
+import { bytes, dumpKeys, textOf } from "./helpers.js";
 
 let cluster: RedisCluster;
 let client: Cluster;

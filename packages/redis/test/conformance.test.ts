@@ -4,7 +4,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll } from "vitest";
 import { RedisStore, recommendedRedisOptions } from "../src/index.js";
-import { dumpKeys } from "./support.js";
+import { dumpKeys } from "./helpers.js";
 
 let server: RedisServer;
 let client: Redis;

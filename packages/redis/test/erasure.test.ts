@@ -4,7 +4,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { dumpKeys } from "./support.js";
+import { dumpKeys } from "./helpers.js";
 
 // Counts the commands the store's connection sends, with MONITOR on a server of its own.
 let server: RedisServer;

@@ -3,7 +3,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { indexProblems } from "./support.js";
+import { indexProblems } from "./helpers.js";
 
 const servers: RedisServer[] = [];
 const stores: RedisStore[] = [];

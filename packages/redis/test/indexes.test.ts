@@ -4,7 +4,7 @@ import { compareNames, executeCommand, InMemoryStore, listingFromFiles } from "@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { bytes, indexProblems, TestRedis } from "./support.js";
+import { bytes, indexProblems, TestRedis } from "./helpers.js";
 
 let redis: TestRedis;
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { bytes } from "./support.js";
+import { bytes } from "./helpers.js";
 
 // A listing of 50,000 files costs what view shows: the commands the script runs inside Redis (counted
 // with MONITOR, source "lua") and the bytes the client receives stay bounded by the 1,000 entries shown.

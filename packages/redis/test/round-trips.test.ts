@@ -4,7 +4,7 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { bytes } from "./support.js";
+import { bytes } from "./helpers.js";
 
 // Counts the commands the store's connection sends, with MONITOR on a server of its own. Commands a
 // script runs inside Redis show up with the source "lua" and are not round trips.

@@ -9,7 +9,7 @@ import {
 } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashTagOf, keyBaseOf, RedisStore } from "../src/index.js";
-import { bytes, indexProblems, TestRedis, textOf } from "./support.js";
+import { bytes, indexProblems, TestRedis, textOf } from "./helpers.js";
 
 let redis: TestRedis;
 beforeAll(async () => {

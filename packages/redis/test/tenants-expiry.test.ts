@@ -3,7 +3,7 @@ import { executeCommand } from "@mem/core";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
-import { bytes, indexProblems, TestRedis, textOf } from "./support.js";
+import { bytes, indexProblems, TestRedis, textOf } from "./helpers.js";
 
 let redis: TestRedis;
 beforeAll(async () => {

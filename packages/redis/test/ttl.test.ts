@@ -1,6 +1,6 @@
 import { executeCommand } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bytes, indexProblems, TestRedis, textOf } from "./support.js";
+import { bytes, indexProblems, TestRedis, textOf } from "./helpers.js";
 
 let redis: TestRedis;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { runConformance } from "@mem/conformance";
 import { afterAll, beforeAll } from "vitest";
 import { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 // Conditional writes are enforced by the testkit proxy in front of s3rver, as real S3 enforces them.
 let fx: S3Fixture;

@@ -1,7 +1,7 @@
 import { executeCommand } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 

@@ -6,7 +6,7 @@ import { executeCommand, StoreFailureError } from "@mem/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { mayHaveReachedServer } from "../src/attempts.js";
 import { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 

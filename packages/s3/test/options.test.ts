@@ -2,7 +2,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { StoreFailureError } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3Store, type S3StoreOptions } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 const make = (options: unknown) => () => new S3Store(options as S3StoreOptions);
 

@@ -2,7 +2,7 @@ import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { AlreadyExistsError, executeCommand } from "@mem/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 

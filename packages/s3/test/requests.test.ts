@@ -1,6 +1,6 @@
 import { executeCommand } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type S3Fixture, startFixture } from "./fixture.js";
+import { type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bucket } from "../src/bucket.js";
 import { probeConditions } from "../src/conditions.js";
 import { S3Store } from "../src/index.js";
-import { freshPrefix } from "./fixture.js";
+import { freshPrefix } from "./helpers.js";
 
 let rgw: RgwServer;
 let client: S3Client;

@@ -8,7 +8,7 @@ import {
 } from "@mem/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -11,7 +11,7 @@ import { type S3TestServer, startS3 } from "@mem/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { probeConditions } from "../src/conditions.js";
 import { S3Store } from "../src/index.js";
-import { freshPrefix, type S3Fixture, startFixture } from "./fixture.js";
+import { freshPrefix, type S3Fixture, startFixture } from "./helpers.js";
 
 let fx: S3Fixture;
 /** Straight to s3rver: no conditions enforced. */

@@ -1,13 +1,14 @@
 /**
  * Runs the real `mem` command as a child process, the way a user's shell would: the published entry point
  * (bin/mem.js over the built dist/ of this package and of the stores), which starts in about half the
- * time tsx needs to compile the sources. test/built.ts refuses to run the tests over a stale build.
+ * time tsx needs to compile the sources. test/fixtures/built.ts refuses to run the tests over a stale
+ * build.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
-const BIN = fileURLToPath(new URL("../bin/mem.js", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/mem.js", import.meta.url));
 
 export interface MemRun {
   code: number | null;

@@ -1,9 +1,9 @@
 /** The console's search pages, live-feed comparison and tenant pages, without a browser. */
 import { InMemoryStore, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
-import { compare } from "../../src/serve/live.js";
-import { search } from "../../src/serve/search.js";
-import { singleTenant, tenantPageOf } from "../../src/serve/tenants.js";
+import { compare } from "../src/serve/live.js";
+import { search } from "../src/serve/search.js";
+import { singleTenant, tenantPageOf } from "../src/serve/tenants.js";
 
 const store = async () => {
   const s = new InMemoryStore();

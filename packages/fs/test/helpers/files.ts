@@ -1,3 +1,4 @@
+/** Scratch directories removed after the test file, and file contents as bytes and as text. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,6 @@ afterAll(() => {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-export { bytes } from "./helpers-bytes.js";
+export { bytes } from "./bytes.js";
 export const text = (data: Uint8Array | undefined): string | undefined =>
   data === undefined ? undefined : new TextDecoder().decode(data);

@@ -6,7 +6,7 @@ import { afterAll } from "vitest";
 
 export { type Exit, exitOf, killOnceReady, outputOf, waitForLine } from "@mem/testkit";
 
-const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const packageDir = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 afterAll(stopFixtures);
 

@@ -10,9 +10,9 @@ import type { HistoryStore } from "@mem/history";
 import { type RedisServer, startRedis } from "@mem/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/index.js";
-import { type ConsoleHandle, startConsole } from "../../src/serve/server.js";
-import { ensureConsoleBuilt, launch } from "./browser.js";
+import { openStore } from "../src/index.js";
+import { type ConsoleHandle, startConsole } from "../src/serve/server.js";
+import { ensureConsoleBuilt, launch } from "./helpers/browser.js";
 
 // A 1×1 PNG.
 const PNG = Buffer.from(

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MemoryStore } from "@mem/core";
 import { type RedisServer, type S3TestServer, startRedis, startS3 } from "@mem/testkit";
-import { openStore } from "../src/index.js";
+import { openStore } from "../../src/index.js";
 
 export const KEY = Buffer.alloc(32, 7).toString("base64");
 

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/index.js";
-import { memCommandLine, PACKAGE_DIR, runMem } from "../run-mem.js";
-import { ensureConsoleBuilt } from "./browser.js";
+import { openStore } from "../src/index.js";
+import { ensureConsoleBuilt } from "./helpers/browser.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
 
 const base = mkdtempSync(join(tmpdir(), "mem-serve-cli-"));
 beforeAll(() => ensureConsoleBuilt());

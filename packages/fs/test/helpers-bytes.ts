@@ -1,1 +1,0 @@
-export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
