@@ -4,7 +4,6 @@
  * sequential scan of the table.
  */
 import { executeCommand, ROOT } from "@mem/core";
-import type pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
 import { bytes, TestPostgres } from "./helpers.js";
@@ -15,21 +14,6 @@ beforeAll(async () => {
   db = await TestPostgres.start();
 });
 afterAll(() => db?.stop());
-
-/** A pool whose sessions log the plan of every statement, nested ones included, back to the client. */
-const explainingPool = (plans: string[]): pg.Pool => {
-  const pool = db.pool({ max: 1 });
-  pool.on("connect", (client) => {
-    client.on("notice", (notice) => {
-      if (notice.message?.includes("plan:")) plans.push(notice.message);
-    });
-    void client.query(
-      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; " +
-        "SET auto_explain.log_nested_statements = on; SET client_min_messages = log",
-    );
-  });
-  return pool;
-};
 
 it("lists a directory of a 10,000-file table without a sequential scan", { timeout: 120_000 }, async () => {
   const table = db.freshTable();
@@ -52,7 +36,7 @@ it("lists a directory of a 10,000-file table without a sequential scan", { timeo
   await db.sql(`ANALYZE ${table}`);
 
   const plans: string[] = [];
-  const store = new PostgresStore({ pool: explainingPool(plans), table, tenant: "big" });
+  const store = new PostgresStore({ pool: db.explainingPool(plans), table, tenant: "big" });
   await store.check();
   for (let round = 0; round < 8; round++) {
     plans.length = 0;
@@ -70,7 +54,7 @@ it("lists a directory of a 10,000-file table without a sequential scan", { timeo
   // With expiry on, listings first look for expired files through the access index, and reclaim them.
   let now = Date.now();
   const expiring = new PostgresStore({
-    pool: explainingPool(plans),
+    pool: db.explainingPool(plans),
     table,
     tenant: "big",
     expireAfterSeconds: 3600,

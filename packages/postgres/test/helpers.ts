@@ -56,6 +56,24 @@ export class TestPostgres {
     return pool;
   }
 
+  /**
+   * A one-connection pool whose session logs the plan of every statement it executes back to the
+   * client (auto_explain, nested statements included) into `plans`: counting plans counts statements.
+   */
+  explainingPool(plans: string[]): pg.Pool {
+    const pool = this.pool({ max: 1 });
+    pool.on("connect", (client) => {
+      client.on("notice", (notice) => {
+        if (notice.message?.includes("plan:")) plans.push(notice.message);
+      });
+      void client.query(
+        "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; " +
+          "SET auto_explain.log_nested_statements = on; SET client_min_messages = log",
+      );
+    });
+    return pool;
+  }
+
   freshTable(): string {
     this.tables += 1;
     return `t${this.tables}_${process.pid}`;

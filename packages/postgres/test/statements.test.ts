@@ -3,7 +3,6 @@
  * the store's function calls and every statement inside them, so counting the plans counts statements.
  */
 import { executeCommand, type MemoryStore } from "@mem/core";
-import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
 import { bytes, QueryCounter, TestPostgres } from "./helpers.js";
@@ -15,26 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => db?.stop());
 
-/** A one-connection pool whose session reports every executed statement, nested ones included. */
-const countingPool = (plans: string[]): pg.Pool => {
-  const pool = db.pool({ max: 1 });
-  pool.on("connect", (client) => {
-    client.on("notice", (notice) => {
-      if (notice.message?.includes("plan:")) plans.push(notice.message);
-    });
-    void client.query(
-      "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; " +
-        "SET auto_explain.log_nested_statements = on; SET client_min_messages = log",
-    );
-  });
-  return pool;
-};
-
 const setup = async (options: { expireAfterSeconds?: number } = {}) => {
   const plans: string[] = [];
   const counter = new QueryCounter();
   const store = new PostgresStore({
-    pool: counter.attach(countingPool(plans)),
+    pool: counter.attach(db.explainingPool(plans)),
     table: db.freshTable(),
     tenant: "t",
     ...options,
