@@ -2,15 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   AlreadyExistsError,
   bridgeStore,
-  ConflictError,
   executeCommand,
   InMemoryStore,
   type KeyValuePrimitives,
   type MemoryStore,
-  NotADirectoryError,
   NotFoundError,
   StoreFailureError,
 } from "../src/index.js";
+import { expectWriteConditions } from "./helpers/write-conditions.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
@@ -83,25 +82,7 @@ describe("bridgeStore", () => {
 
   it("keeps the write conditions and reports the ancestor nearest /memories that is a file", async () => {
     const store = bridgeStore(new MapPrimitives());
-    const { version } = await store.write("/memories/f", bytes("1"), { ifAbsent: true });
-    await expect(store.write("/memories/f", bytes("2"), { ifAbsent: true })).rejects.toBeInstanceOf(
-      AlreadyExistsError,
-    );
-    const next = await store.write("/memories/f", bytes("2"), { ifVersion: version });
-    expect(next.version).not.toBe(version);
-    await expect(store.write("/memories/f", bytes("3"), { ifVersion: version })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
-    await expect(store.write("/memories/g", bytes("3"), { ifVersion: version })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
-    await expect(store.write("/memories/f/x/y", bytes("3"), { ifAbsent: true })).rejects.toEqual(
-      new NotADirectoryError("/memories/f/x/y", "/memories/f"),
-    );
-    await store.write("/memories/d/e", bytes("e"), { ifAbsent: true });
-    await expect(store.write("/memories/d", bytes("d"), { ifAbsent: true })).rejects.toBeInstanceOf(
-      AlreadyExistsError,
-    );
+    await expectWriteConditions(store);
     await expect(store.rename("/memories/none", "/memories/x")).rejects.toBeInstanceOf(NotFoundError);
     await expect(store.rename("/memories/d", "/memories/f")).rejects.toBeInstanceOf(AlreadyExistsError);
     expect(await store.stat("/memories/d")).toEqual({ kind: "directory" });

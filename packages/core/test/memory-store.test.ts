@@ -1,11 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AlreadyExistsError,
-  ConflictError,
-  InMemoryStore,
-  NotADirectoryError,
-  NotFoundError,
-} from "../src/index.js";
+import { AlreadyExistsError, InMemoryStore, NotADirectoryError, NotFoundError } from "../src/index.js";
+import { expectWriteConditions } from "./helpers/write-conditions.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -23,25 +18,7 @@ describe("InMemoryStore", () => {
 
   it("enforces write conditions", async () => {
     const store = new InMemoryStore();
-    const { version } = await store.write("/memories/f", bytes("1"), { ifAbsent: true });
-    await expect(store.write("/memories/f", bytes("2"), { ifAbsent: true })).rejects.toBeInstanceOf(
-      AlreadyExistsError,
-    );
-    const next = await store.write("/memories/f", bytes("2"), { ifVersion: version });
-    expect(next.version).not.toBe(version);
-    await expect(store.write("/memories/f", bytes("3"), { ifVersion: version })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
-    await expect(store.write("/memories/g", bytes("3"), { ifVersion: version })).rejects.toBeInstanceOf(
-      ConflictError,
-    );
-    await expect(store.write("/memories/f/x", bytes("3"), { ifAbsent: true })).rejects.toEqual(
-      new NotADirectoryError("/memories/f/x", "/memories/f"),
-    );
-    await store.write("/memories/d/x", bytes(""), { ifAbsent: true });
-    await expect(store.write("/memories/d", bytes(""), { ifAbsent: true })).rejects.toBeInstanceOf(
-      AlreadyExistsError,
-    );
+    await expectWriteConditions(store);
   });
 
   it("renames files and directories without overwriting", async () => {
