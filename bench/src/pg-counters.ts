@@ -5,31 +5,35 @@
 import pg from "pg";
 
 export class PgCounters {
-  private roundTrips = 0;
-  private readonly pools: pg.Pool[] = [];
+  #roundTrips = 0;
+  readonly #pools: pg.Pool[] = [];
 
-  constructor(private readonly url: string) {}
+  readonly #url: string;
+
+  constructor(url: string) {
+    this.#url = url;
+  }
 
   /** A new pool of at most `max` connections whose statements are counted. */
   pool(max = 1): pg.Pool {
-    const pool = new pg.Pool({ connectionString: this.url, max });
+    const pool = new pg.Pool({ connectionString: this.#url, max });
     pool.on("error", () => {});
     pool.on("connect", (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
       (client as { query: unknown }).query = (...args: unknown[]) => {
-        this.roundTrips++;
+        this.#roundTrips++;
         return query(...args);
       };
     });
-    this.pools.push(pool);
+    this.#pools.push(pool);
     return pool;
   }
 
   async totals(): Promise<Record<string, number>> {
-    return { "round trips": this.roundTrips };
+    return { "round trips": this.#roundTrips };
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled(this.pools.map((pool) => pool.end()));
+    await Promise.allSettled(this.#pools.map((pool) => pool.end()));
   }
 }

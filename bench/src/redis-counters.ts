@@ -6,48 +6,52 @@
 import { type Command, Redis, type RedisOptions } from "ioredis";
 
 export class RedisCounters {
-  private roundTrips = 0;
-  private readonly clients: Redis[] = [];
-  private admin: Redis | undefined;
+  #roundTrips = 0;
+  readonly #clients: Redis[] = [];
+  #admin: Redis | undefined;
 
-  constructor(private readonly url: string) {}
+  readonly #url: string;
+
+  constructor(url: string) {
+    this.#url = url;
+  }
 
   /** A new client whose commands are counted (its connection's INFO ready check is not). */
   client(options: RedisOptions = {}): Redis {
-    const client = new Redis(this.url, options);
+    const client = new Redis(this.#url, options);
     client.on("error", () => {});
     const send = client.sendCommand.bind(client);
     client.sendCommand = ((command: Command, ...rest: unknown[]) => {
-      if (command.name !== "info") this.roundTrips++;
+      if (command.name !== "info") this.#roundTrips++;
       return (send as (...args: unknown[]) => unknown)(command, ...rest);
     }) as Redis["sendCommand"];
-    this.clients.push(client);
+    this.#clients.push(client);
     return client;
   }
 
-  private get adminClient(): Redis {
-    this.admin ??= new Redis(this.url, { maxRetriesPerRequest: 1 });
-    return this.admin;
+  get #adminClient(): Redis {
+    this.#admin ??= new Redis(this.#url, { maxRetriesPerRequest: 1 });
+    return this.#admin;
   }
 
   async totals(): Promise<Record<string, number>> {
-    const info = await this.adminClient.info("commandstats");
+    const info = await this.#adminClient.info("commandstats");
     let server = 0;
     for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
       if (match[1] !== "info") server += Number(match[2]);
     }
-    return { "round trips": this.roundTrips, "server commands": server };
+    return { "round trips": this.#roundTrips, "server commands": server };
   }
 
   async flush(): Promise<void> {
-    await this.adminClient.flushall();
+    await this.#adminClient.flushall();
   }
 
   async close(): Promise<void> {
     await Promise.allSettled(
-      [...this.clients, ...(this.admin ? [this.admin] : [])].map((client) => client.quit()),
+      [...this.#clients, ...(this.#admin ? [this.#admin] : [])].map((client) => client.quit()),
     );
-    for (const client of this.clients) client.disconnect();
-    this.admin?.disconnect();
+    for (const client of this.#clients) client.disconnect();
+    this.#admin?.disconnect();
   }
 }

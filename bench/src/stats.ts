@@ -33,24 +33,24 @@ export const summarise = (latencies: readonly number[], wallMs: number): Latency
  * the process-wide `maxRSS` from `resourceUsage()` is reported next to it as the hard upper bound.
  */
 export class RssSampler {
-  private peak = 0;
-  private readonly timer: NodeJS.Timeout;
+  #peak = 0;
+  readonly #timer: NodeJS.Timeout;
 
   constructor(intervalMs = 5) {
-    this.sample();
-    this.timer = setInterval(() => this.sample(), intervalMs);
+    this.#sample();
+    this.#timer = setInterval(() => this.#sample(), intervalMs);
   }
 
-  private sample(): void {
+  #sample(): void {
     const rss = process.memoryUsage.rss();
-    if (rss > this.peak) this.peak = rss;
+    if (rss > this.#peak) this.#peak = rss;
   }
 
   /** Stops sampling; the peak in MiB. */
   stop(): number {
-    this.sample();
-    clearInterval(this.timer);
-    return this.peak / (1024 * 1024);
+    this.#sample();
+    clearInterval(this.#timer);
+    return this.#peak / (1024 * 1024);
   }
 }
 

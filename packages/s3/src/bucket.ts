@@ -57,18 +57,22 @@ export type PutCondition = { ifNoneMatch: "*" } | { ifMatch: string };
 export class Bucket {
   /** What the server enforces; the store sets what its probe measured before its first write. */
   conditions: ServerConditions = S3_CONDITIONS;
-  private readonly keyLocks = new KeyLocks();
+  readonly #keyLocks = new KeyLocks();
+
+  readonly #client: S3Client;
 
   constructor(
-    private readonly client: S3Client,
+    client: S3Client,
     readonly name: string,
-  ) {}
+  ) {
+    this.#client = client;
+  }
 
   /** The object's bytes and ETag, or `null` when there is no such key. */
   async get(key: string): Promise<{ data: Uint8Array; etag: string } | null> {
     if (tooLong(key)) return null;
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.name, Key: key }));
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.name, Key: key }));
       const data = out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
       return { data, etag: out.ETag ?? "" };
     } catch (error) {
@@ -81,7 +85,7 @@ export class Bucket {
   async head(key: string): Promise<{ size: number; etag: string; writeId: string | undefined } | null> {
     if (tooLong(key)) return null;
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.name, Key: key }));
+      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.name, Key: key }));
       return { size: out.ContentLength ?? 0, etag: out.ETag ?? "", writeId: out.Metadata?.[WRITE_ID] };
     } catch (error) {
       if (statusOf(error) === 404) return null;
@@ -107,19 +111,19 @@ export class Bucket {
   ): Promise<{ etag: string } | { refused: Refusal }> {
     refuseTooLong(key);
     const enforced = "ifMatch" in condition ? this.conditions.ifMatch !== null : this.conditions.ifNoneMatch;
-    if (enforced) return this.send(key, data, condition, options);
-    return this.keyLocks.run(key, async () => {
+    if (enforced) return this.#send(key, data, condition, options);
+    return this.#keyLocks.run(key, async () => {
       const current = await this.head(key);
       if ("ifMatch" in condition) {
         if (!current) return { refused: "missing" };
         if (ifMatchValue(current.etag, "bare") !== ifMatchValue(condition.ifMatch, "bare"))
           return { refused: "precondition" };
       } else if (current) return { refused: "precondition" };
-      return this.send(key, data, null, options);
+      return this.#send(key, data, null, options);
     });
   }
 
-  private async send(
+  async #send(
     key: string,
     data: Uint8Array,
     condition: PutCondition | null,
@@ -142,7 +146,7 @@ export class Bucket {
     });
     const attempts = trackAttempts(command);
     try {
-      const out = await this.client.send(command);
+      const out = await this.#client.send(command);
       return { etag: out.ETag ?? "" };
     } catch (error) {
       const status = statusOf(error);
@@ -158,7 +162,7 @@ export class Bucket {
               ? "missing"
               : undefined;
       if (attempts.lost !== undefined && (exact || refusal === undefined)) {
-        return { etag: await this.ownVersion("PutObject", key, writeId, attempts) };
+        return { etag: await this.#ownVersion("PutObject", key, writeId, attempts) };
       }
       if (attempts.internalError && condition !== null) {
         // A 500 to a conditional write (Ceph RGW's answer to the losers of a race) decides nothing by
@@ -204,13 +208,13 @@ export class Bucket {
     });
     const attempts = trackAttempts(command);
     try {
-      await this.client.send(command);
+      await this.#client.send(command);
       return "copied";
     } catch (error) {
       const refusal =
         statusOf(error) === 412 ? "exists" : nameOf(error) === "NoSuchKey" ? "missing" : undefined;
       if (attempts.lost !== undefined && (exact || refusal === undefined)) {
-        await this.ownVersion("CopyObject", to, writeId, attempts);
+        await this.#ownVersion("CopyObject", to, writeId, attempts);
         return "copied";
       }
       if (refusal !== undefined) return refusal;
@@ -222,16 +226,16 @@ export class Bucket {
   async deleteOne(key: string): Promise<void> {
     // Where the store checks conditions itself, a delete must not fall between a check and its write.
     if (!this.conditions.ifNoneMatch || this.conditions.ifMatch === null) {
-      return this.keyLocks.run(key, () => this.sendDelete(key));
+      return this.#keyLocks.run(key, () => this.#sendDelete(key));
     }
-    return this.sendDelete(key);
+    return this.#sendDelete(key);
   }
 
-  private async sendDelete(key: string): Promise<void> {
+  async #sendDelete(key: string): Promise<void> {
     const command = new DeleteObjectCommand({ Bucket: this.name, Key: key });
     const attempts = trackAttempts(command);
     try {
-      await this.client.send(command);
+      await this.#client.send(command);
     } catch (error) {
       throw toStoreFailure("DeleteObject", error, { mayBeApplied: attempts.lost !== undefined });
     }
@@ -241,12 +245,7 @@ export class Bucket {
    * The ETag of `key` when it holds the write `writeId`, after an attempt of that write may have been
    * applied unanswered; otherwise the write's outcome is unknown, and a `mayBeApplied` failure is thrown.
    */
-  private async ownVersion(
-    operation: string,
-    key: string,
-    writeId: string,
-    attempts: AttemptLog,
-  ): Promise<string> {
+  async #ownVersion(operation: string, key: string, writeId: string, attempts: AttemptLog): Promise<string> {
     const unknown = () => toStoreFailure(operation, attempts.lost, { mayBeApplied: true });
     const current = await this.head(key).catch(() => {
       throw unknown();
@@ -270,7 +269,7 @@ export class Bucket {
       });
       const attempts = trackAttempts(command);
       try {
-        errors = (await this.client.send(command)).Errors;
+        errors = (await this.#client.send(command)).Errors;
       } catch (error) {
         throw toStoreFailure("DeleteObjects", error, { mayBeApplied: attempts.lost !== undefined });
       }
@@ -292,7 +291,7 @@ export class Bucket {
   ): Promise<{ objects: ObjectSummary[]; next: string | undefined }> {
     if (tooLong(prefix)) return { objects: [], next: undefined };
     try {
-      const out = await this.client.send(
+      const out = await this.#client.send(
         new ListObjectsV2Command({
           Bucket: this.name,
           Prefix: prefix,
@@ -334,17 +333,17 @@ const nameOf = (error: unknown): unknown => (error as { name?: unknown } | null)
 
 /** Runs tasks on the same key one after another, tasks on different keys at once. */
 class KeyLocks {
-  private readonly tails = new Map<string, Promise<unknown>>();
+  readonly #tails = new Map<string, Promise<unknown>>();
 
   async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
+    const previous = this.#tails.get(key) ?? Promise.resolve();
     const result = previous.then(task, task);
     const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
+    this.#tails.set(key, tail);
     try {
       return await result;
     } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
+      if (this.#tails.get(key) === tail) this.#tails.delete(key);
     }
   }
 }

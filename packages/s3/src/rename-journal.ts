@@ -30,14 +30,17 @@ const parse = (data: Uint8Array): JournalEntry | null => {
 };
 
 export class RenameJournal {
-  constructor(
-    private readonly bucket: Bucket,
-    private readonly keys: KeySpace,
-  ) {}
+  readonly #bucket: Bucket;
+  readonly #keys: KeySpace;
+
+  constructor(bucket: Bucket, keys: KeySpace) {
+    this.#bucket = bucket;
+    this.#keys = keys;
+  }
 
   /** True when the journal of `to` records the rename `from` → `to`. */
   async isFor(from: string, to: string): Promise<boolean> {
-    const entry = await this.read(to);
+    const entry = await this.#read(to);
     return entry?.from === from && entry.to === to;
   }
 
@@ -47,17 +50,17 @@ export class RenameJournal {
    * unfinished.
    */
   async open(from: string, to: string, probe: Probe): Promise<boolean> {
-    const key = this.keys.journalKey(to);
+    const key = this.#keys.journalKey(to);
     const body = encoder.encode(JSON.stringify({ from, to } satisfies JournalEntry));
     for (let attempt = 0; attempt < 3; attempt++) {
-      const created = await this.bucket.put(key, body, { ifNoneMatch: "*" }, JSON_TYPE);
+      const created = await this.#bucket.put(key, body, { ifNoneMatch: "*" }, JSON_TYPE);
       if (!("refused" in created)) return true;
-      const existing = await this.bucket.get(key);
+      const existing = await this.#bucket.get(key);
       if (!existing) continue;
       const entry = parse(existing.data);
       if (entry?.from === from && entry.to === to) return true;
       if (entry && (await probe(entry.from))?.kind === "directory") return false;
-      const replaced = await this.bucket.put(key, body, { ifMatch: existing.etag }, JSON_TYPE);
+      const replaced = await this.#bucket.put(key, body, { ifMatch: existing.etag }, JSON_TYPE);
       if (!("refused" in replaced)) return true;
     }
     return false;
@@ -65,21 +68,21 @@ export class RenameJournal {
 
   /** Deletes the journal of `to`: the rename into it is complete. */
   async close(to: string): Promise<void> {
-    await this.bucket.deleteOne(this.keys.journalKey(to));
+    await this.#bucket.deleteOne(this.#keys.journalKey(to));
   }
 
   /** Every journal in this store's key space. */
   async all(): Promise<JournalEntry[]> {
-    const objects = await this.bucket.listAll(this.keys.journalPrefix);
-    const entries = await Promise.all(objects.map(async (o) => this.bucket.get(o.key)));
+    const objects = await this.#bucket.listAll(this.#keys.journalPrefix);
+    const entries = await Promise.all(objects.map(async (o) => this.#bucket.get(o.key)));
     return entries.flatMap((object) => {
       const entry = object && parse(object.data);
       return entry ? [entry] : [];
     });
   }
 
-  private async read(to: string): Promise<JournalEntry | null> {
-    const object = await this.bucket.get(this.keys.journalKey(to));
+  async #read(to: string): Promise<JournalEntry | null> {
+    const object = await this.#bucket.get(this.#keys.journalKey(to));
     return object && parse(object.data);
   }
 }

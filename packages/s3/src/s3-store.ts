@@ -129,15 +129,15 @@ export class S3Store implements MemoryStore {
   readonly backend = "s3";
   readonly capabilities: StoreCapabilities;
 
-  private readonly client: S3Client;
-  private readonly ownsClient: boolean;
-  private readonly bucket: Bucket;
-  private readonly keys: KeySpace;
-  private readonly journal: RenameJournal;
-  private readonly copyConcurrency: number;
-  private readonly options: S3StoreOptions;
-  private readonly index: AccessIndex | null;
-  private readonly singleWriter: boolean;
+  readonly #client: S3Client;
+  readonly #ownsClient: boolean;
+  readonly #bucket: Bucket;
+  readonly #keys: KeySpace;
+  readonly #journal: RenameJournal;
+  readonly #copyConcurrency: number;
+  readonly #options: S3StoreOptions;
+  readonly #index: AccessIndex | null;
+  readonly #singleWriter: boolean;
 
   constructor(options: S3StoreOptions) {
     const o = checkOptions("S3Store", options);
@@ -150,26 +150,26 @@ export class S3Store implements MemoryStore {
     if (options.singleWriter !== undefined && typeof options.singleWriter !== "boolean") {
       throw new TypeError("S3Store: `singleWriter` must be true or false");
     }
-    this.singleWriter = options.singleWriter === true;
-    this.capabilities = { crossProcessSafe: !this.singleWriter, atomicDirectoryRename: false };
-    this.keys = new KeySpace(options.prefix ?? "");
+    this.#singleWriter = options.singleWriter === true;
+    this.capabilities = { crossProcessSafe: !this.#singleWriter, atomicDirectoryRename: false };
+    this.#keys = new KeySpace(options.prefix ?? "");
     if (options.client) {
-      this.client = options.client;
-      this.ownsClient = false;
+      this.#client = options.client;
+      this.#ownsClient = false;
     } else {
-      this.client = new S3Client(clientConfigWithDefaults(options.clientConfig));
-      this.ownsClient = true;
+      this.#client = new S3Client(clientConfigWithDefaults(options.clientConfig));
+      this.#ownsClient = true;
     }
-    this.bucket = new Bucket(this.client, options.bucket);
-    this.journal = new RenameJournal(this.bucket, this.keys);
-    this.copyConcurrency = Math.max(1, options.copyConcurrency ?? 8);
+    this.#bucket = new Bucket(this.#client, options.bucket);
+    this.#journal = new RenameJournal(this.#bucket, this.#keys);
+    this.#copyConcurrency = Math.max(1, options.copyConcurrency ?? 8);
     const expiry = expiryOf(options);
     const resolution = options.accessResolutionSeconds ?? 60;
     if (typeof resolution !== "number" || !Number.isFinite(resolution) || resolution < 0) {
       throw new TypeError("S3Store: `accessResolutionSeconds` must be a number of seconds, 0 or more");
     }
-    this.index = expiry && new AccessIndex(this.bucket, this.keys.accessKey, expiry, resolution * 1000);
-    this.options = { ...options };
+    this.#index = expiry && new AccessIndex(this.#bucket, this.#keys.accessKey, expiry, resolution * 1000);
+    this.#options = { ...options };
   }
 
   /**
@@ -178,8 +178,8 @@ export class S3Store implements MemoryStore {
    */
   scope(tenant: string): S3Store {
     checkTenant(tenant);
-    const { clientConfig: _config, ...rest } = this.options;
-    return new S3Store({ ...rest, client: this.client, prefix: this.keys.tenantPrefix(tenant) });
+    const { clientConfig: _config, ...rest } = this.#options;
+    return new S3Store({ ...rest, client: this.#client, prefix: this.#keys.tenantPrefix(tenant) });
   }
 
   /**
@@ -189,7 +189,7 @@ export class S3Store implements MemoryStore {
    */
   async tenants(options?: TenantsOptions): Promise<TenantPage> {
     const { after, limit } = tenantPageOptions(options);
-    return listTenants(this.client, this.bucket.name, `${this.keys.prefix}${TENANTS_NAME}/`, after, limit);
+    return listTenants(this.#client, this.#bucket.name, `${this.#keys.prefix}${TENANTS_NAME}/`, after, limit);
   }
 
   /**
@@ -198,17 +198,20 @@ export class S3Store implements MemoryStore {
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
-    if (!SCOPE_PREFIX.test(this.keys.prefix)) throw unscopedPurgeError();
-    return purgePrefix(this.bucket, this.keys.prefix, dryRun);
+    if (!SCOPE_PREFIX.test(this.#keys.prefix)) throw unscopedPurgeError();
+    return purgePrefix(this.#bucket, this.#keys.prefix, dryRun);
   }
 
   /** Files and bytes from a listing (sizes only, no object is read): one request per 1,000 objects. */
   async usage(): Promise<Usage> {
-    const [objects, times] = await Promise.all([this.bucket.listAll(this.keys.prefix), this.index?.load()]);
+    const [objects, times] = await Promise.all([
+      this.#bucket.listAll(this.#keys.prefix),
+      this.#index?.load(),
+    ]);
     const usage: Usage = { files: 0, bytes: 0 };
-    const now = this.index?.expiry.now();
-    for (const file of this.filesOf(objects)) {
-      if (times && this.index?.isExpired(times, file.path, now)) continue;
+    const now = this.#index?.expiry.now();
+    for (const file of this.#filesOf(objects)) {
+      if (times && this.#index?.isExpired(times, file.path, now)) continue;
       usage.files += 1;
       usage.bytes += file.size;
     }
@@ -220,14 +223,14 @@ export class S3Store implements MemoryStore {
    * No files without `expireAfterSeconds`. Also deletes the server-probe objects an hour old (see `check`).
    */
   async sweep(): Promise<SweepResult> {
-    await this.removeStaleProbes();
-    const index = this.index;
+    await this.#removeStaleProbes();
+    const index = this.#index;
     if (!index) return { paths: [], bytes: 0 };
-    const [objects, times] = await Promise.all([this.bucket.listAll(this.keys.prefix), index.load()]);
+    const [objects, times] = await Promise.all([this.#bucket.listAll(this.#keys.prefix), index.load()]);
     const now = index.expiry.now();
-    const files = this.filesOf(objects);
+    const files = this.#filesOf(objects);
     const expired = files.filter((f) => index.isExpired(times, f.path, now));
-    await this.bucket.deleteMany(expired.map((f) => this.keys.keyOf(f.path)));
+    await this.#bucket.deleteMany(expired.map((f) => this.#keys.keyOf(f.path)));
     const gone = new Set(expired.map((f) => f.path));
     const unrecorded = files.filter((f) => !times.has(f.path)).map((f) => f.path);
     if (gone.size > 0 || unrecorded.length > 0) {
@@ -246,20 +249,20 @@ export class S3Store implements MemoryStore {
    * every write would meet when the store cannot write safely.
    */
   async check(): Promise<void> {
-    await this.bucket.listPage(this.keys.prefix, 1);
-    await this.writable(true);
+    await this.#bucket.listPage(this.#keys.prefix, 1);
+    await this.#writable(true);
     // Housekeeping after the verdict: a start that cannot tidy up still starts.
-    await this.removeStaleProbes().catch(() => undefined);
+    await this.#removeStaleProbes().catch(() => undefined);
   }
 
   /**
    * Deletes the scratch objects of server probes whose clean-up failed (a fault, a killed process) once
    * they are older than `STALE_PROBE_MS`, so a probe running elsewhere right now keeps its object.
    */
-  private async removeStaleProbes(): Promise<void> {
-    const objects = await this.bucket.listAll(this.keys.probePrefix);
+  async #removeStaleProbes(): Promise<void> {
+    const objects = await this.#bucket.listAll(this.#keys.probePrefix);
     if (objects.length === 0) return;
-    await this.bucket.deleteMany(staleProbes(objects, (this.options.clock ?? Date.now)()));
+    await this.#bucket.deleteMany(staleProbes(objects, (this.#options.clock ?? Date.now)()));
   }
 
   isReservedName(name: string): boolean {
@@ -268,12 +271,12 @@ export class S3Store implements MemoryStore {
 
   async read(path: string): Promise<FileData | null> {
     if (path === ROOT) return null;
-    const index = this.index;
+    const index = this.#index;
     if (!index) {
-      const object = await this.bucket.get(this.keys.keyOf(path));
+      const object = await this.#bucket.get(this.#keys.keyOf(path));
       return object && { data: object.data, version: object.etag };
     }
-    const [object, times] = await Promise.all([this.bucket.get(this.keys.keyOf(path)), index.load()]);
+    const [object, times] = await Promise.all([this.#bucket.get(this.#keys.keyOf(path)), index.load()]);
     const now = index.expiry.now();
     if (!object || index.isExpired(times, path, now)) return null;
     if (index.shouldRecordRead(times, path, now)) await index.update((t) => t.set(path, now));
@@ -282,12 +285,12 @@ export class S3Store implements MemoryStore {
 
   async stat(path: string): Promise<Stat | null> {
     if (path === ROOT) return { kind: "directory" };
-    const index = this.index;
-    if (!index) return this.probe(path);
-    const [found, times] = await Promise.all([this.probe(path), index.load()]);
+    const index = this.#index;
+    if (!index) return this.#probe(path);
+    const [found, times] = await Promise.all([this.#probe(path), index.load()]);
     if (found?.kind === "file") return index.isExpired(times, path) ? null : found;
     if (found?.kind === "directory") {
-      const files = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(path)));
+      const files = this.#filesOf(await this.#bucket.listAll(this.#keys.dirPrefixOf(path)));
       const now = index.expiry.now();
       return files.some((f) => !index.isExpired(times, f.path, now)) ? found : null;
     }
@@ -314,12 +317,12 @@ export class S3Store implements MemoryStore {
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     const [objects, times] = await Promise.all([
-      this.bucket.listAll(this.keys.dirPrefixOf(dir)),
-      this.index?.load(),
+      this.#bucket.listAll(this.#keys.dirPrefixOf(dir)),
+      this.#index?.load(),
     ]);
-    let files = this.filesOf(objects);
-    if (times && this.index) {
-      const index = this.index;
+    let files = this.#filesOf(objects);
+    if (times && this.#index) {
+      const index = this.#index;
       const now = index.expiry.now();
       files = files.filter((f) => !index.isExpired(times, f.path, now));
     }
@@ -328,19 +331,19 @@ export class S3Store implements MemoryStore {
   }
 
   async files(): Promise<StoredFile[]> {
-    return this.filesOf(await this.bucket.listAll(this.keys.prefix));
+    return this.#filesOf(await this.#bucket.listAll(this.#keys.prefix));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
-    await this.writable();
-    const index = this.index;
-    if (!index) return this.writeObject(path, data, condition);
+    await this.#writable();
+    const index = this.#index;
+    if (!index) return this.#writeObject(path, data, condition);
     if ("ifVersion" in condition) {
       if (index.isExpired(await index.load(), path)) throw new ConflictError(path);
     } else {
-      await this.reap(path);
+      await this.#reap(path);
     }
-    const written = await this.writeObject(path, data, condition);
+    const written = await this.#writeObject(path, data, condition);
     const now = index.expiry.now();
     await index.update((t) => t.set(path, now));
     return written;
@@ -350,37 +353,37 @@ export class S3Store implements MemoryStore {
    * Before a change with expiry on: deletes the expired files at `path`, beneath it or among its
    * ancestors, so that the change meets only live files.
    */
-  private async reap(path: string): Promise<void> {
-    const index = this.index;
+  async #reap(path: string): Promise<void> {
+    const index = this.#index;
     if (!index) return;
     const now = index.expiry.now();
     const expired = index.expiredAround(await index.load(), path, now);
     if (expired.length === 0) return;
-    await this.bucket.deleteMany(expired.map((p) => this.keys.keyOf(p)));
+    await this.#bucket.deleteMany(expired.map((p) => this.#keys.keyOf(p)));
     await index.update((t) => {
       for (const p of expired) if (index.isExpired(t, p, now)) t.delete(p);
     });
   }
 
-  private async writeObject(
+  async #writeObject(
     path: string,
     data: Uint8Array,
     condition: WriteCondition,
   ): Promise<{ version: Version }> {
-    const key = this.keys.keyOf(path);
+    const key = this.#keys.keyOf(path);
     if ("ifVersion" in condition) {
-      const out = await this.bucket.put(key, data, { ifMatch: condition.ifVersion });
+      const out = await this.#bucket.put(key, data, { ifMatch: condition.ifVersion });
       if ("refused" in out) throw new ConflictError(path);
       return { version: out.etag };
     }
     const [fileAncestor, isDirectory] = await Promise.all([
-      this.fileAncestorOf(path),
-      this.hasKeysUnder(path),
+      this.#fileAncestorOf(path),
+      this.#hasKeysUnder(path),
     ]);
     if (fileAncestor) throw new NotADirectoryError(path, fileAncestor);
     if (isDirectory) throw new AlreadyExistsError(path);
     for (let attempt = 0; ; attempt++) {
-      const out = await this.bucket.put(key, data, { ifNoneMatch: "*" });
+      const out = await this.#bucket.put(key, data, { ifNoneMatch: "*" });
       if (!("refused" in out)) return { version: out.etag };
       if (out.refused === "precondition") throw new AlreadyExistsError(path);
       // 409: another conditional write to the key is in flight; its outcome decides ours.
@@ -390,11 +393,11 @@ export class S3Store implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    await this.writable();
-    const index = this.index;
-    if (!index) return this.deleteObjects(path);
-    await this.reap(path);
-    const deleted = await this.deleteObjects(path);
+    await this.#writable();
+    const index = this.#index;
+    if (!index) return this.#deleteObjects(path);
+    await this.#reap(path);
+    const deleted = await this.#deleteObjects(path);
     if (deleted) {
       await index.update((t) => {
         for (const p of [...t.keys()]) if (isSameOrInside(p, path)) t.delete(p);
@@ -403,30 +406,30 @@ export class S3Store implements MemoryStore {
     return deleted;
   }
 
-  private async deleteObjects(path: string): Promise<boolean> {
-    const found = path === ROOT ? ({ kind: "directory" } as const) : await this.probe(path);
+  async #deleteObjects(path: string): Promise<boolean> {
+    const found = path === ROOT ? ({ kind: "directory" } as const) : await this.#probe(path);
     if (!found) return false;
     if (found.kind === "file") {
-      await this.bucket.deleteOne(this.keys.keyOf(path));
+      await this.#bucket.deleteOne(this.#keys.keyOf(path));
       return true;
     }
-    const objects = await this.bucket.listAll(this.keys.dirPrefixOf(path));
-    const keys = objects.map((o) => o.key).filter((key) => this.keys.pathOfKey(key) !== null);
+    const objects = await this.#bucket.listAll(this.#keys.dirPrefixOf(path));
+    const keys = objects.map((o) => o.key).filter((key) => this.#keys.pathOfKey(key) !== null);
     if (keys.length === 0) return false;
-    await this.bucket.deleteMany(keys);
+    await this.#bucket.deleteMany(keys);
     return true;
   }
 
   async rename(from: string, to: string): Promise<void> {
-    await this.writable();
-    const index = this.index;
-    if (!index) return this.moveObjects(from, to);
-    await this.reap(from);
-    await this.reap(to);
-    await this.moveObjects(from, to);
+    await this.#writable();
+    const index = this.#index;
+    if (!index) return this.#moveObjects(from, to);
+    await this.#reap(from);
+    await this.#reap(to);
+    await this.#moveObjects(from, to);
     // A move is an access (SPEC §7) of everything it moves.
     const now = index.expiry.now();
-    const moved = this.filesOf(await this.bucket.listAll(this.keys.dirPrefixOf(to)));
+    const moved = this.#filesOf(await this.#bucket.listAll(this.#keys.dirPrefixOf(to)));
     await index.update((t) => {
       for (const p of [...t.keys()]) if (isSameOrInside(p, from)) t.delete(p);
       if (moved.length === 0) t.set(to, now);
@@ -434,21 +437,21 @@ export class S3Store implements MemoryStore {
     });
   }
 
-  private async moveObjects(from: string, to: string): Promise<void> {
+  async #moveObjects(from: string, to: string): Promise<void> {
     const [source, target, fileAncestor] = await Promise.all([
-      this.probe(from),
-      this.probe(to),
-      this.fileAncestorOf(to, from),
+      this.#probe(from),
+      this.#probe(to),
+      this.#fileAncestorOf(to, from),
     ]);
     if (!source) throw new NotFoundError(from);
     if (source.kind === "file") {
       if (target) throw new AlreadyExistsError(to);
       if (fileAncestor) throw new NotADirectoryError(to, fileAncestor);
-      const copied = await this.bucket.copyIfAbsent(this.keys.keyOf(from), this.keys.keyOf(to));
+      const copied = await this.#bucket.copyIfAbsent(this.#keys.keyOf(from), this.#keys.keyOf(to));
       if (copied === "exists") throw new AlreadyExistsError(to);
       if (copied === "missing") throw new NotFoundError(from);
       try {
-        await this.bucket.deleteOne(this.keys.keyOf(from));
+        await this.#bucket.deleteOne(this.#keys.keyOf(from));
       } catch (error) {
         // The copy is made, so the command is half applied: the file is at both paths until one is
         // deleted (running the rename again now answers that the destination exists).
@@ -461,13 +464,13 @@ export class S3Store implements MemoryStore {
     }
     if (target) {
       // Only the unfinished rename from → to may continue into an existing destination.
-      if (!(await this.journal.isFor(from, to))) throw new AlreadyExistsError(to);
+      if (!(await this.#journal.isFor(from, to))) throw new AlreadyExistsError(to);
     } else {
       if (fileAncestor) throw new NotADirectoryError(to, fileAncestor);
-      const opened = await this.journal.open(from, to, (p) => this.probe(p));
+      const opened = await this.#journal.open(from, to, (p) => this.#probe(p));
       if (!opened) throw new AlreadyExistsError(to);
     }
-    await this.moveDirectory(from, to, target !== null);
+    await this.#moveDirectory(from, to, target !== null);
   }
 
   /**
@@ -476,32 +479,37 @@ export class S3Store implements MemoryStore {
    * that failed in this process also completes when the same rename is run again.
    */
   async completePendingRenames(): Promise<number> {
-    await this.writable();
+    await this.#writable();
     let completed = 0;
-    for (const entry of await this.journal.all()) {
-      if ((await this.probe(entry.from))?.kind === "directory") {
-        await this.moveDirectory(entry.from, entry.to, true);
+    for (const entry of await this.#journal.all()) {
+      if ((await this.#probe(entry.from))?.kind === "directory") {
+        await this.#moveDirectory(entry.from, entry.to, true);
         completed++;
       } else {
-        await this.journal.close(entry.to);
+        await this.#journal.close(entry.to);
       }
     }
     return completed;
   }
 
   async close(): Promise<void> {
-    if (this.ownsClient) this.client.destroy();
+    if (this.#ownsClient) this.#client.destroy();
   }
 
   /**
    * Resolves once the server's conditional writes are known (measured once per client and bucket, or
    * again when `fresh`), and throws the reason to refuse writes when they are unsafe on it.
    */
-  private async writable(fresh = false): Promise<void> {
-    const conditions = await conditionsOf(this.client, this.bucket.name, () => this.keys.scratchKey(), fresh);
+  async #writable(fresh = false): Promise<void> {
+    const conditions = await conditionsOf(
+      this.#client,
+      this.#bucket.name,
+      () => this.#keys.scratchKey(),
+      fresh,
+    );
     const missing = missingConditions(conditions);
-    if (missing.length > 0 && !this.singleWriter) throw unsafeServerFailure(missing);
-    this.bucket.conditions = conditions;
+    if (missing.length > 0 && !this.#singleWriter) throw unsafeServerFailure(missing);
+    this.#bucket.conditions = conditions;
   }
 
   /**
@@ -510,21 +518,21 @@ export class S3Store implements MemoryStore {
    * `resume`, the destination may already hold some copies: it is listed first, and only names it lacks
    * are copied (a copy onto an existing name would be refused anyway), so each run makes progress.
    */
-  private async moveDirectory(from: string, to: string, resume: boolean): Promise<void> {
-    const fromPrefix = this.keys.dirPrefixOf(from);
-    const toPrefix = this.keys.dirPrefixOf(to);
+  async #moveDirectory(from: string, to: string, resume: boolean): Promise<void> {
+    const fromPrefix = this.#keys.dirPrefixOf(from);
+    const toPrefix = this.#keys.dirPrefixOf(to);
     const [sourceObjects, existing] = await Promise.all([
-      this.bucket.listAll(fromPrefix),
-      resume ? this.bucket.listAll(toPrefix) : Promise.resolve([]),
+      this.#bucket.listAll(fromPrefix),
+      resume ? this.#bucket.listAll(toPrefix) : Promise.resolve([]),
     ]);
     const sources = sourceObjects.map((o) => o.key);
     const present = new Set(existing.map((o) => o.key));
     const missing = sources.filter((key) => !present.has(toPrefix + key.slice(fromPrefix.length)));
-    await forEachLimited(missing, this.copyConcurrency, async (key) => {
-      await this.bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length), false);
+    await forEachLimited(missing, this.#copyConcurrency, async (key) => {
+      await this.#bucket.copyIfAbsent(key, toPrefix + key.slice(fromPrefix.length), false);
     });
-    await this.bucket.deleteMany(sources);
-    await this.journal.close(to);
+    await this.#bucket.deleteMany(sources);
+    await this.#journal.close(to);
   }
 
   /**
@@ -532,39 +540,39 @@ export class S3Store implements MemoryStore {
    * `{key}` itself when a file is there, or a key under `{key}/` for a directory — unless a sibling such
    * as `{key}.md` sorts in between, in which case a HEAD and a narrower listing decide.
    */
-  private async probe(path: string): Promise<Probe> {
+  async #probe(path: string): Promise<Probe> {
     if (path === ROOT) return { kind: "directory" };
-    const key = this.keys.keyOf(path);
-    const first = (await this.bucket.listPage(key, 1)).objects[0];
+    const key = this.#keys.keyOf(path);
+    const first = (await this.#bucket.listPage(key, 1)).objects[0];
     if (!first) return null;
     if (first.key === key) return { kind: "file", size: first.size };
     if (first.key.startsWith(`${key}/`)) return { kind: "directory" };
-    const [file, isDirectory] = await Promise.all([this.bucket.head(key), this.hasKeysUnder(path)]);
+    const [file, isDirectory] = await Promise.all([this.#bucket.head(key), this.#hasKeysUnder(path)]);
     if (file) return { kind: "file", size: file.size };
     return isDirectory ? { kind: "directory" } : null;
   }
 
-  private async hasKeysUnder(path: string): Promise<boolean> {
-    return (await this.bucket.listPage(this.keys.dirPrefixOf(path), 1)).objects.length > 0;
+  async #hasKeysUnder(path: string): Promise<boolean> {
+    return (await this.#bucket.listPage(this.#keys.dirPrefixOf(path), 1)).objects.length > 0;
   }
 
   /**
    * The outermost proper ancestor of `path` that is a file, checked with parallel HEADs. Ancestors that
    * contain `knownPath` (an existing file or directory) are directories and need no request.
    */
-  private async fileAncestorOf(path: string, knownPath?: string): Promise<string | undefined> {
+  async #fileAncestorOf(path: string, knownPath?: string): Promise<string | undefined> {
     const candidates = ancestorsOf(path)
       .filter(
         (a) => a !== ROOT && !(knownPath !== undefined && isSameOrInside(knownPath, a) && knownPath !== a),
       )
       .reverse();
-    const found = await Promise.all(candidates.map((a) => this.bucket.head(this.keys.keyOf(a))));
+    const found = await Promise.all(candidates.map((a) => this.#bucket.head(this.#keys.keyOf(a))));
     return candidates.find((_, i) => found[i] !== null);
   }
 
-  private filesOf(objects: readonly ObjectSummary[]): { path: string; size: number }[] {
+  #filesOf(objects: readonly ObjectSummary[]): { path: string; size: number }[] {
     return objects.flatMap((o) => {
-      const path = this.keys.pathOfKey(o.key);
+      const path = this.#keys.pathOfKey(o.key);
       return path === null ? [] : [{ path, size: o.size }];
     });
   }
