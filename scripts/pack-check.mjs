@@ -171,6 +171,49 @@ await Promise.all(
   }),
 );
 
+/** Every installed package below `modules` (scoped and nested ones included) with its folder. */
+const installedPackages = (modules) =>
+  !existsSync(modules)
+    ? []
+    : readdirSync(modules, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
+        .flatMap((entry) =>
+          entry.name.startsWith("@")
+            ? readdirSync(join(modules, entry.name)).map((name) => join(modules, entry.name, name))
+            : [join(modules, entry.name)],
+        )
+        .filter((dir) => existsSync(join(dir, "package.json")))
+        .flatMap((dir) => [
+          { dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) },
+          ...installedPackages(join(dir, "node_modules")),
+        ]);
+
+// The workspace's own better-sqlite3, built when the workspace was installed.
+const workspaceSqlite = () => {
+  const dir = join(root, "packages", "sqlite", "node_modules", "better-sqlite3");
+  const binary = join(dir, "build", "Release", "better_sqlite3.node");
+  if (!existsSync(binary)) return undefined;
+  return { version: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version, binary };
+};
+
+// The tarballs are installed with scripts off, then each install script runs here. better-sqlite3's
+// fetches a prebuilt binary from GitHub or else compiles SQLite (about 45 s on 2 cores); when the
+// workspace built the same version, the project gets that binary, which is the file the download would
+// have put there. Any other install script, or another better-sqlite3 version, runs as npm would run it.
+const runInstallScripts = (project) => {
+  const sqlite = workspaceSqlite();
+  for (const { dir, manifest } of installedPackages(join(project, "node_modules"))) {
+    const scripts = manifest.scripts ?? {};
+    if (!scripts.preinstall && !scripts.install && !scripts.postinstall) continue;
+    if (manifest.name === "better-sqlite3" && sqlite?.version === manifest.version) {
+      mkdirSync(join(dir, "build", "Release"), { recursive: true });
+      cpSync(sqlite.binary, join(dir, "build", "Release", "better_sqlite3.node"));
+      continue;
+    }
+    run("npm", ["rebuild", "--loglevel=error", manifest.name], { cwd: project });
+  }
+};
+
 step("installing the tarballs with npm into a throw-away project");
 const project = mkdtempSync(join(tmpdir(), "mem-smoke-"));
 try {
@@ -191,11 +234,13 @@ try {
       // Registry metadata already in npm's cache is used without asking again; what is missing is fetched.
       "--prefer-offline",
       "--loglevel=error",
+      "--ignore-scripts",
       ...tarballs.map((t) => t.file),
       `@anthropic-ai/sdk@${sdkRange}`,
     ],
     { cwd: project },
   );
+  runInstallScripts(project);
 
   // Every entry point of every public package loads both ways, with the same names.
   const entries = tarballs.flatMap(({ name, unpacked }) =>

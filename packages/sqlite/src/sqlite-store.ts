@@ -101,6 +101,8 @@ const checkStoreOptions = (options: unknown): void => {
  * ```
  */
 export class SqliteStore implements MemoryStore {
+  /** Names the medium in diagnostics and telemetry (`memory.store.backend`). */
+  readonly backend = "sqlite";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
   /** The scope chain: `[]` for the store itself, `["a", "b"]` for `scope("a").scope("b")`. */
   readonly scopeChain: readonly string[];

@@ -39,6 +39,7 @@ describe("tenants", () => {
   it("nest: scope(a).scope(b) is neither scope(b) nor scope(a), and the store sees none of them", async () => {
     const store = fresh();
     const ab = store.scope("a").scope("b");
+    expect([store.backend, ab.backend]).toEqual(["sqlite", "sqlite"]);
     await ab.write("/memories/x.md", bytes("ab"), { ifAbsent: true });
     await store.scope("b").write("/memories/x.md", bytes("b"), { ifAbsent: true });
     expect(textOf((await ab.read("/memories/x.md"))?.data)).toBe("ab");
