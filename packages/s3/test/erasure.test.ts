@@ -9,7 +9,7 @@ beforeAll(async () => {
   fx = await startFixture();
 });
 
-// Stopping empties the bucket, which holds the 2,000 tenants of the paging test.
+// Stopping empties the bucket, which holds the 10,000 tenants of the paging test.
 afterAll(async () => {
   await fx?.stop();
 }, 300_000);
@@ -83,19 +83,19 @@ describe("S3Store erasure", () => {
   });
 
   it(
-    "tenants() pages through 2,000 tenants with one ListObjectsV2 per page",
+    "tenants() pages through 10,000 tenants with one ListObjectsV2 per page",
     { timeout: 600_000 },
     async () => {
       const prefix = freshPrefix();
       const store = new S3Store({ client: fx.client, bucket: fx.server.bucket, prefix });
-      const ids = Array.from({ length: 2_000 }, (_, i) => `t${String(i).padStart(5, "0")}`);
+      const ids = Array.from({ length: 10_000 }, (_, i) => `t${String(i).padStart(5, "0")}`);
       await fx.seed(ids.map((id) => ({ key: `${prefix}.mem-s3-tenants/${id}/x.md`, body: id })));
       const seen: string[] = [];
       let after: string | undefined;
       let pages = 0;
       while (true) {
         fx.server.requests.reset();
-        const page = await store.tenants(after === undefined ? { limit: 200 } : { after, limit: 200 });
+        const page = await store.tenants(after === undefined ? { limit: 1000 } : { after, limit: 1000 });
         expect(fx.server.requests.counts()).toEqual({ ListObjectsV2: 1 });
         seen.push(...page.tenants.map((t) => t.id));
         pages += 1;

@@ -157,11 +157,13 @@ export const startRgw = async (options: StartRgwOptions = {}): Promise<RgwServer
     await run("ceph-osd", ["-c", conf, "-i", id, "--mkfs"], timeoutMs);
     daemon("ceph-osd", ["-i", id]);
     await waitFor("the OSD to be up", timeoutMs, async () => (await ceph("osd", "stat")).includes("1 up"));
+    // tcp_nodelay: with Nagle's algorithm on, the gateway holds back the body of each small response
+    // until the client acknowledges its headers, which the client delays: 44 ms per GetObject instead of 2.
     daemon("radosgw", [
       "-n",
       "client.rgw",
       "--rgw-frontends",
-      `beast endpoint=${HOST}:${rgwPort}`,
+      `beast endpoint=${HOST}:${rgwPort} tcp_nodelay=1`,
       "--rgw-data",
       join(dir, "rgw"),
       "--rgw-enable-usage-log=false",
