@@ -3,7 +3,7 @@
  * receives is what Claude would, for an fs store and a Redis store.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
+import { executeCommand, InMemoryStore, type MemoryStore, toolResultContent } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import { type Converse, describeMemoryToolChecks } from "@mem/testkit/integration-checks";
@@ -34,4 +34,5 @@ describeMemoryToolChecks<MemoryStore>("memoryTool", {
   modes: { generateText: run(false), streamText: run(true) },
   fresh: () => new InMemoryStore(),
   execute: executeCommand,
+  content: toolResultContent,
 });

@@ -38,6 +38,20 @@ export function toContentBlocks(result: ToolResult): ToolResultContentBlock[] {
   ];
 }
 
+/**
+ * What a `tool_result` carries for a result: its text, or for an image view the two blocks of
+ * {@link toContentBlocks}. The one rule every surface of the Messages API follows.
+ *
+ * @example
+ * ```ts
+ * const result = await executeCommand(store, { command: "delete", path: "/memories/old.md" });
+ * toolResultContent(result); // "Successfully deleted /memories/old.md"
+ * ```
+ */
+export function toolResultContent(result: ToolResult): string | ToolResultContentBlock[] {
+  return result.image ? toContentBlocks(result) : result.content;
+}
+
 /** The number of bytes a padded base64 text stands for. */
 const base64Bytes = (data: string): number =>
   (data.length / 4) * 3 - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);

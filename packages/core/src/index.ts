@@ -7,6 +7,7 @@ export {
   type TextContentBlock,
   type ToolResultContentBlock,
   toContentBlocks,
+  toolResultContent,
 } from "./content-blocks.js";
 export {
   COMMAND_CHANNEL,

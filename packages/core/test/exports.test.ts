@@ -129,6 +129,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "tenantPage",
       "tenantPageOptions",
       "toContentBlocks",
+      "toolResultContent",
       "unknownToolResult",
       "unscopedPurgeError",
       "updateWithRetry",

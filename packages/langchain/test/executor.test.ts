@@ -78,7 +78,7 @@ describe("markToolErrors", () => {
 
   /** One call of the memory tool answered by the executor; the tool_result block of the next request. */
   const sentResult = async (mark: (messages: BaseMessage[]) => BaseMessage[]) => {
-    const api = await startScriptedApi({ model: scriptedMemoryModel([{ calls: [missing], results: [] }]) });
+    const api = await startScriptedApi({ model: scriptedMemoryModel([{ calls: [missing] }]) });
     try {
       const store = new InMemoryStore();
       const model = new ChatAnthropic({

@@ -4,7 +4,7 @@
  */
 import { ChatAnthropic } from "@langchain/anthropic";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
+import { executeCommand, InMemoryStore, type MemoryStore, toolResultContent } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import { type Converse, describeMemoryToolChecks } from "@mem/testkit/integration-checks";
@@ -39,4 +39,5 @@ describeMemoryToolChecks<MemoryStore>("memoryTool and memoryToolNode", {
   modes: { invoke: run(false), streaming: run(true) },
   fresh: () => new InMemoryStore(),
   execute: executeCommand,
+  content: toolResultContent,
 });

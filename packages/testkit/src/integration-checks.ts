@@ -8,11 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type Answer,
   CONCURRENT_SCRIPTS,
-  EDITED_PREFIX,
   expectedToolResults,
   lastToolResults,
   MEMORY_SCRIPT,
+  NOTES_EDITS,
   PARALLEL_END,
   PARALLEL_SCRIPT,
   PARALLEL_START,
@@ -25,7 +26,7 @@ import {
   scriptedMemoryModel,
 } from "./memory-script.js";
 import { type RedisServer, startRedis } from "./redis.js";
-import { type ReceivedRequest, type ScriptedApi, startScriptedApi } from "./scripted-api.js";
+import { type Block, type ReceivedRequest, type ScriptedApi, startScriptedApi } from "./scripted-api.js";
 
 /** What the checks need of a store. */
 export interface CheckedStore {
@@ -49,7 +50,46 @@ export type Converse<S> = (
   options?: EngineOptions,
 ) => Promise<string>;
 
+/**
+ * The engine the answers are taken from, so that no string the model sees is written here: a fresh
+ * in-memory store, `executeCommand` and `toolResultContent` of `@mem/core`.
+ */
+export interface Engine<S> {
+  fresh: () => S;
+  execute: (
+    store: S,
+    input: unknown,
+    options: EngineOptions,
+  ) => Promise<{ content: string; isError: boolean; image?: unknown }>;
+  content: (result: never) => string | Block[];
+}
+
 const text = (file: { data: Uint8Array } | null) => new TextDecoder().decode(file?.data);
+const encode = (value: string) => new TextEncoder().encode(value);
+
+/**
+ * What the engine answers `script`'s calls with, one call after the other in the order the model wrote
+ * them, on a fresh store that `seed` prepares.
+ */
+const engineAnswers = async <S>(
+  engine: Engine<S>,
+  seed: (store: S) => Promise<unknown>,
+  script: readonly ScriptTurn[],
+  options: EngineOptions = {},
+): Promise<Answer[][]> => {
+  const store = engine.fresh();
+  await seed(store);
+  const answers: Answer[][] = [];
+  for (const turn of script) {
+    const out: Answer[] = [];
+    for (const input of turn.calls) {
+      const result = await engine.execute(store, input, options);
+      out.push({ content: engine.content(result as never), isError: result.isError });
+    }
+    answers.push(out);
+  }
+  return answers;
+};
 
 /** Starts a scripted API playing `script`, runs `body` against it and closes it. */
 export const withScriptedApi = async <T>(
@@ -64,12 +104,12 @@ export const withScriptedApi = async <T>(
   }
 };
 
-/** Every request after the first carries exactly the `tool_result` blocks {@link expectedToolResults} gives. */
+/** Every request after the first carries exactly the `tool_result` blocks of `answers`. */
 export const expectToolResults = (
   received: readonly ReceivedRequest[],
-  script: readonly ScriptTurn[],
+  answers: readonly Answer[][],
 ): void => {
-  for (const [i, results] of expectedToolResults(script).entries()) {
+  for (const [i, results] of expectedToolResults(answers).entries()) {
     expect(lastToolResults(received[i + 1]?.body ?? {})).toEqual(results);
   }
 };
@@ -78,25 +118,37 @@ export const expectToolResults = (
  * {@link MEMORY_SCRIPT} on `store`: every request declares `memory_20250818`, carries the exact results,
  * and the conversation ends with {@link SCRIPT_FINAL_TEXT} and the store holding {@link SCRIPT_NOTES}.
  */
-export const checkMemoryScript = <S extends CheckedStore>(store: S, converse: Converse<S>): Promise<void> =>
+export const checkMemoryScript = <S extends CheckedStore, R extends CheckedStore>(
+  store: S,
+  converse: Converse<S>,
+  engine: Engine<R>,
+): Promise<void> =>
   withScriptedApi(MEMORY_SCRIPT, async (api) => {
-    await store.write(PNG_PATH, PNG_BYTES, { ifAbsent: true });
+    const seed = (s: CheckedStore) => s.write(PNG_PATH, PNG_BYTES, { ifAbsent: true });
+    await seed(store);
     expect(await converse(api, store, MEMORY_SCRIPT)).toBe(SCRIPT_FINAL_TEXT);
 
     expect(api.received).toHaveLength(MEMORY_SCRIPT.length + 1);
     for (const { body } of api.received) {
       expect(body["tools"]).toEqual([{ type: "memory_20250818", name: "memory" }]);
     }
-    expectToolResults(api.received, MEMORY_SCRIPT);
+    expectToolResults(api.received, await engineAnswers(engine, seed, MEMORY_SCRIPT));
     expect(text(await store.read("/memories/notes.md"))).toBe(SCRIPT_NOTES);
   });
 
+const seedNotes = (store: CheckedStore) =>
+  store.write("/memories/notes.md", encode(PARALLEL_START), { ifAbsent: true });
+
 /** {@link PARALLEL_SCRIPT} on `store`: calls of one turn that depend on each other's order all succeed. */
-export const checkCallsInOrder = <S extends CheckedStore>(store: S, converse: Converse<S>): Promise<void> =>
+export const checkCallsInOrder = <S extends CheckedStore, R extends CheckedStore>(
+  store: S,
+  converse: Converse<S>,
+  engine: Engine<R>,
+): Promise<void> =>
   withScriptedApi(PARALLEL_SCRIPT, async (api) => {
-    await store.write("/memories/notes.md", new TextEncoder().encode(PARALLEL_START), { ifAbsent: true });
+    await seedNotes(store);
     await converse(api, store, PARALLEL_SCRIPT);
-    expectToolResults(api.received, PARALLEL_SCRIPT);
+    expectToolResults(api.received, await engineAnswers(engine, seedNotes, PARALLEL_SCRIPT));
     expect(text(await store.read("/memories/notes.md"))).toBe(PARALLEL_END);
     expect(text(await store.read("/memories/todo.md"))).toBe("- y\n");
   });
@@ -105,25 +157,29 @@ export const checkCallsInOrder = <S extends CheckedStore>(store: S, converse: Co
  * The two {@link CONCURRENT_SCRIPTS} at once on `store`, their reads of the file made to race
  * ({@link raceReads}): at least one write is refused and retried, and both edits survive.
  */
-export const checkConcurrentConversations = async <S extends CheckedStore>(
+export const checkConcurrentConversations = async <S extends CheckedStore, R extends CheckedStore>(
   store: S,
   converse: Converse<S>,
+  engine: Engine<R>,
 ): Promise<void> => {
   const apis = await Promise.all(
     CONCURRENT_SCRIPTS.map((script) => startScriptedApi({ model: scriptedMemoryModel(script) })),
   );
   try {
-    await store.write("/memories/notes.md", new TextEncoder().encode(PARALLEL_START), { ifAbsent: true });
+    await seedNotes(store);
     const [racing, counts] = raceReads(store, "/memories/notes.md");
     await Promise.all(apis.map((api, i) => converse(api, racing, CONCURRENT_SCRIPTS[i] ?? [])));
 
     expect(counts.conflicts).toBeGreaterThanOrEqual(1);
-    for (const api of apis) {
-      const [block, ...rest] = lastToolResults(api.received[1]?.body ?? {});
-      expect(rest).toEqual([]);
-      expect(block).not.toHaveProperty("is_error");
-      expect(String((block as { content: unknown }).content).startsWith(EDITED_PREFIX)).toBe(true);
-    }
+    const received = apis.map((api) => lastToolResults(api.received[1]?.body ?? {}));
+    // Each edit gets the answer it gets in one of the two orders: A then B, or B then A.
+    const inOrder = async (first: Record<string, unknown>, second: Record<string, unknown>) =>
+      (await engineAnswers(engine, seedNotes, [{ calls: [first, second] }]))[0] ?? [];
+    const ab = await inOrder(NOTES_EDITS[0], NOTES_EDITS[1]);
+    const ba = await inOrder(NOTES_EDITS[1], NOTES_EDITS[0]);
+    for (const answer of [...ab, ...ba]) expect(answer.isError).toBe(false);
+    const asReceived = (answers: Answer[]) => answers.map((answer) => expectedToolResults([[answer]])[0]);
+    expect([asReceived(ab), asReceived([...ba].reverse())]).toContainEqual(received);
     expect(text(await store.read("/memories/notes.md"))).toBe(PARALLEL_END);
   } finally {
     await Promise.all(apis.map((api) => api.close()));
@@ -143,39 +199,19 @@ const OPTION_CALLS = [
  */
 export const checkOptionsReachEngine = async <S extends CheckedStore>(
   converse: Converse<S>,
-  fresh: () => S,
-  execute: (
-    store: S,
-    input: unknown,
-    options: EngineOptions,
-  ) => Promise<{ content: string; isError: boolean }>,
+  engine: Engine<S>,
 ): Promise<void> => {
-  const seeded = async () => {
-    const store = fresh();
-    await store.write("/memories/a.md", new TextEncoder().encode("first\n"), { ifAbsent: true });
-    return store;
-  };
-  /** What the engine itself answers for the calls, one after the other, with `options`. */
-  const engine = async (options: EngineOptions) => {
-    const store = await seeded();
-    const out = [];
-    for (const input of OPTION_CALLS) out.push(await execute(store, input, options));
-    return out;
-  };
-  const script = [{ calls: OPTION_CALLS, results: [] }];
+  const seed = (store: CheckedStore) => store.write("/memories/a.md", encode("first\n"), { ifAbsent: true });
+  const script = [{ calls: OPTION_CALLS }];
   await withScriptedApi(script, async (api) => {
-    await converse(api, await seeded(), script, ENGINE_OPTIONS);
-    const expected = await engine(ENGINE_OPTIONS);
+    const store = engine.fresh();
+    await seed(store);
+    await converse(api, store, script, ENGINE_OPTIONS);
+    const expected = await engineAnswers(engine, seed, script, ENGINE_OPTIONS);
     // The options change every answer, so a tool that dropped them would send other results.
-    expect((await engine({})).map((r) => r.content)).not.toEqual(expected.map((r) => r.content));
-    expect(lastToolResults(api.received[1]?.body ?? {})).toEqual(
-      expected.map((r, i) => ({
-        type: "tool_result",
-        tool_use_id: `toolu_demo_00${i + 1}`,
-        content: r.content,
-        ...(r.isError && { is_error: true }),
-      })),
-    );
+    const without = await engineAnswers(engine, seed, script);
+    expect(without.flat().map((a) => a.content)).not.toEqual(expected.flat().map((a) => a.content));
+    expectToolResults(api.received, expected);
   });
 };
 
@@ -217,8 +253,11 @@ export const integrationStores = <S>(
   ];
 };
 
-/** What {@link describeMemoryToolChecks} needs of an integration. */
-export interface MemoryToolChecks<S> {
+/**
+ * What {@link describeMemoryToolChecks} needs of an integration; as an {@link Engine}, the in-memory store
+ * and core's functions the expected answers come from.
+ */
+export interface MemoryToolChecks<S> extends Engine<S> {
   /** The store classes to run on, as {@link integrationStores} takes them. */
   Directory: new (options: {
     root: string;
@@ -229,15 +268,7 @@ export interface MemoryToolChecks<S> {
    * {@link checkMemoryScript}; the first also the other checks.
    */
   modes: Record<string, Converse<S>>;
-  /** A fresh in-memory store and the engine, for {@link checkOptionsReachEngine}. */
-  fresh: () => S;
-  execute: (
-    store: S,
-    input: unknown,
-    options: EngineOptions,
-  ) => Promise<{ content: string; isError: boolean }>;
 }
-
 /** Declares the tests every integration passes: each check of this module, on an fs and a Redis store. */
 export const describeMemoryToolChecks = <S extends CheckedStore>(
   name: string,
@@ -249,15 +280,15 @@ export const describeMemoryToolChecks = <S extends CheckedStore>(
   describe.each(kinds)(`${name} on a %s store`, (_kind, makeStore) => {
     for (const [mode, run] of Object.entries(checks.modes)) {
       it(`${mode}: declares memory_20250818 and sends the exact results`, () =>
-        checkMemoryScript(makeStore(), run));
+        checkMemoryScript(makeStore(), run, checks));
     }
     it(`${first}: calls in one turn run in the order the model wrote them: a create and its edit, two edits of one file`, () =>
-      checkCallsInOrder(makeStore(), converse));
+      checkCallsInOrder(makeStore(), converse, checks));
     it(`${first}: two conversations editing one file at once: both edits survive, through a refused and retried write`, () =>
-      checkConcurrentConversations(makeStore(), converse));
+      checkConcurrentConversations(makeStore(), converse, checks));
   });
   describe(`${name} options`, () => {
     it("createOverwrites, the guard and the quota reach the engine", () =>
-      checkOptionsReachEngine(converse, checks.fresh, checks.execute));
+      checkOptionsReachEngine(converse, checks));
   });
 };

@@ -1,7 +1,7 @@
 /**
  * A scripted memory tool conversation for the tests of framework integrations: the scripted model's turns,
- * the exact `tool_result` blocks the next request must carry, and a store wrapper that makes concurrent
- * edits of one file race for certain.
+ * the `tool_result` blocks the next request must carry for given answers, and a store wrapper that makes
+ * concurrent edits of one file race for certain.
  */
 import type { Block, Conversation, ScriptedBlock, ScriptedModel } from "./scripted-api.js";
 
@@ -11,14 +11,19 @@ export const PNG_BYTES = new Uint8Array([
 ]);
 export const PNG_PATH = "/memories/chart.png";
 
-/** One assistant turn: the memory tool calls it makes, and the results the next request must carry. */
+/** One assistant turn: the memory tool calls it makes. */
 export interface ScriptTurn {
   calls: Record<string, unknown>[];
-  results: { content: string | Block[]; isError: boolean }[];
 }
 
-const EDITED =
-  "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n";
+/**
+ * What the tool answers one call with: the content of its `tool_result` and whether it is an error. The
+ * checks take the expected answers from the engine itself (core owns every string the model sees).
+ */
+export interface Answer {
+  content: string | Block[];
+  isError: boolean;
+}
 
 /**
  * view, create, str_replace, the view of an image, an error of the engine and an input no schema would
@@ -26,52 +31,12 @@ const EDITED =
  * {@link PNG_PATH}.
  */
 export const MEMORY_SCRIPT: readonly ScriptTurn[] = [
-  {
-    calls: [{ command: "view", path: "/memories" }],
-    results: [
-      {
-        content:
-          "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n16B\t/memories\n16B\t/memories/chart.png",
-        isError: false,
-      },
-    ],
-  },
-  {
-    calls: [{ command: "create", path: "/memories/notes.md", file_text: "# Notes\n- a\n- b\n" }],
-    results: [{ content: "File created successfully at: /memories/notes.md", isError: false }],
-  },
-  {
-    calls: [{ command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" }],
-    results: [{ content: `${EDITED}     1\t# Notes\n     2\t- A\n     3\t- b`, isError: false }],
-  },
-  {
-    calls: [{ command: "view", path: PNG_PATH }],
-    results: [
-      {
-        content: [
-          { type: "text", text: `Here's the image ${PNG_PATH}:` },
-          {
-            type: "image",
-            source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgoAAAANSUhEUg==" },
-          },
-        ] as Block[],
-        isError: false,
-      },
-    ],
-  },
-  {
-    calls: [{ command: "str_replace", path: "/memories/notes.md", old_str: "- z", new_str: "- Z" }],
-    results: [
-      {
-        content: "No replacement was performed, old_str `- z` did not appear verbatim in /memories/notes.md.",
-        isError: true,
-      },
-    ],
-  },
-  {
-    calls: [{ command: "view" }],
-    results: [{ content: "Error: Missing required parameter `path` for command `view`", isError: true }],
-  },
+  { calls: [{ command: "view", path: "/memories" }] },
+  { calls: [{ command: "create", path: "/memories/notes.md", file_text: "# Notes\n- a\n- b\n" }] },
+  { calls: [{ command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" }] },
+  { calls: [{ command: "view", path: PNG_PATH }] },
+  { calls: [{ command: "str_replace", path: "/memories/notes.md", old_str: "- z", new_str: "- Z" }] },
+  { calls: [{ command: "view" }] },
 ];
 
 /** The file the script leaves behind. */
@@ -83,46 +48,32 @@ export const SCRIPT_FINAL_TEXT = "Memory is up to date.";
  * one file; then a view. The store starts with `/memories/notes.md` holding {@link PARALLEL_START}.
  */
 export const PARALLEL_START = "# Notes\n- a\n- b\n";
-const NOTES_A = { command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" };
-const NOTES_B = { command: "str_replace", path: "/memories/notes.md", old_str: "- b", new_str: "- B" };
+/** The two edits of `/memories/notes.md` the parallel and the concurrent scripts make. */
+export const NOTES_EDITS = [
+  { command: "str_replace", path: "/memories/notes.md", old_str: "- a", new_str: "- A" },
+  { command: "str_replace", path: "/memories/notes.md", old_str: "- b", new_str: "- B" },
+] as const;
 export const PARALLEL_SCRIPT: readonly ScriptTurn[] = [
   {
     calls: [
       { command: "create", path: "/memories/todo.md", file_text: "- x\n" },
       { command: "str_replace", path: "/memories/todo.md", old_str: "- x", new_str: "- y" },
-      NOTES_A,
-      NOTES_B,
-    ],
-    results: [
-      { content: "File created successfully at: /memories/todo.md", isError: false },
-      { content: `${EDITED}     1\t- y`, isError: false },
-      { content: `${EDITED}     1\t# Notes\n     2\t- A\n     3\t- b`, isError: false },
-      { content: `${EDITED}     1\t# Notes\n     2\t- A\n     3\t- B`, isError: false },
+      ...NOTES_EDITS,
     ],
   },
-  {
-    calls: [{ command: "view", path: "/memories/notes.md" }],
-    results: [
-      {
-        content:
-          "Here's the content of /memories/notes.md with line numbers:\n     1\t# Notes\n     2\t- A\n     3\t- B",
-        isError: false,
-      },
-    ],
-  },
+  { calls: [{ command: "view", path: "/memories/notes.md" }] },
 ];
 export const PARALLEL_END = "# Notes\n- A\n- B\n";
 
 /**
  * Two conversations on one store, each editing its own line of `/memories/notes.md` (which starts as
- * {@link PARALLEL_START}). Run at the same time over {@link raceReads}, both edits must survive. Their
- * snippets depend on which edit landed first, so `results` is empty: check them by their start.
+ * {@link PARALLEL_START}). Run at the same time over {@link raceReads}, both edits must survive, and each
+ * gets the answer its edit gets in one of the two orders.
  */
 export const CONCURRENT_SCRIPTS: readonly [ScriptTurn[], ScriptTurn[]] = [
-  [{ calls: [NOTES_A], results: [] }],
-  [{ calls: [NOTES_B], results: [] }],
+  [{ calls: [NOTES_EDITS[0]] }],
+  [{ calls: [NOTES_EDITS[1]] }],
 ];
-export const EDITED_PREFIX = EDITED;
 
 /** The scripted model that plays `script`'s turns in order, then says `finalText`. */
 export const scriptedMemoryModel =
@@ -139,26 +90,24 @@ export const scriptedMemoryModel =
  */
 export const oneCallPerTurn = (calls: readonly Record<string, unknown>[], finalText: string): ScriptedModel =>
   scriptedMemoryModel(
-    calls.map((call) => ({ calls: [call], results: [] })),
+    calls.map((call) => ({ calls: [call] })),
     finalText,
   );
 
 /**
- * The `tool_result` blocks each request after the first must carry for `script` on a fresh server (the
- * server numbers tool uses `toolu_demo_001`, ... in order). `is_error` appears only on errors.
+ * The `tool_result` blocks each request after the first must carry, given the answers of each turn's
+ * calls (the server numbers tool uses `toolu_demo_001`, ... in order). `is_error` appears only on errors.
  */
-export const expectedToolResults = (script: readonly ScriptTurn[]): Record<string, unknown>[][] => {
+export const expectedToolResults = (answers: readonly (readonly Answer[])[]): Record<string, unknown>[][] => {
   let uses = 0;
-  return script.map((turn) => {
-    const first = uses;
-    uses += turn.calls.length;
-    return turn.results.map((result, i) => ({
+  return answers.map((turn) =>
+    turn.map((answer) => ({
       type: "tool_result",
-      tool_use_id: `toolu_demo_${String(first + i + 1).padStart(3, "0")}`,
-      content: result.content,
-      ...(result.isError && { is_error: true }),
-    }));
-  });
+      tool_use_id: `toolu_demo_${String(++uses).padStart(3, "0")}`,
+      content: answer.content,
+      ...(answer.isError && { is_error: true }),
+    })),
+  );
 };
 
 /** The `tool_result` blocks of a request's last message. */

@@ -11,7 +11,7 @@ import {
   resolveGuard,
   type ToolResult,
   type ToolResultContentBlock,
-  toContentBlocks,
+  toolResultContent,
 } from "../index.js";
 import { msg } from "../messages.js";
 import { checkQuotaOptions } from "../quota.js";
@@ -105,7 +105,7 @@ export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}):
       // The runner sends a ToolError's content as it is, with `is_error: true`.
       if (outcome.isError) throw new ToolError(outcome.content);
       // An image view is two blocks, the text and the image; everything else is its text.
-      return outcome.image ? toContentBlocks(outcome) : outcome.content;
+      return toolResultContent(outcome);
     },
   };
 };
@@ -153,8 +153,12 @@ export const handleMemoryToolUse = async (
     );
   }
   const result = fields.ok ? await runCommand(store, fields.input, options) : fields.failure;
-  const content = result.image ? toContentBlocks(result) : result.content;
-  return { type: "tool_result", tool_use_id: fields.id, content, is_error: result.isError };
+  return {
+    type: "tool_result",
+    tool_use_id: fields.id,
+    content: toolResultContent(result),
+    is_error: result.isError,
+  };
 };
 
 type BlockFields =
