@@ -59,7 +59,8 @@ export interface LiveChange {
   time: number;
 }
 
-const query = (params: Record<string, string | number | boolean | undefined>): string => {
+/** The query string of an API call: unset, `false` and empty values are left out, `true` is `1`. */
+export const query = (params: Record<string, string | number | boolean | undefined>): string => {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === false || value === "") continue;
