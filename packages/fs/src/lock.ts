@@ -10,7 +10,7 @@ import {
   unlinkSync,
 } from "node:fs";
 import { uptime } from "node:os";
-import { StoreFailureError } from "@mem/core";
+import { StoreFailureError, sleep } from "@mem/core";
 import type { Dir } from "./dir.js";
 import { errnoOf, toStoreFailure } from "./failure.js";
 import { createPrivateFile, readAll, writeAll } from "./io.js";
@@ -43,8 +43,6 @@ interface Seen {
   ino: number;
   mtimeMs: number;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const unlinkQuietly = (path: string): void => {
   try {

@@ -28,6 +28,7 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  sleep,
   type TenantPage,
   type TenantsOptions,
   tenantPageOptions,
@@ -577,8 +578,6 @@ export class S3Store implements MemoryStore {
     });
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `task` over `items` with at most `limit` at once; the first failure is thrown after all settle. */
 async function forEachLimited<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>) {

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { join } from "node:path";
+import { sleep } from "./process-tools.js";
 
 const running = new Set<ChildProcess>();
 
@@ -76,7 +77,7 @@ export const waitForLine = (child: ChildProcess, line: string): Promise<void> =>
 export const killOnceReady = async (child: ChildProcess, withinMs: number): Promise<Exit> => {
   const exited = exitOf(child);
   await waitForLine(child, "ready");
-  await new Promise((resolve) => setTimeout(resolve, randomInt(0, withinMs)));
+  await sleep(randomInt(0, withinMs));
   child.kill("SIGKILL");
   return exited;
 };

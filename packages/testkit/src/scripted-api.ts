@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { sleep } from "./process-tools.js";
 import { checkContextManagement, checkToolResultImages, InvalidRequest } from "./request-checks.js";
 
 export interface TextBlock {
@@ -215,7 +216,7 @@ const streamReply = async (res: ServerResponse, reply: Reply, delayMs: number): 
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const send = async (event: Record<string, unknown> & { type: string }, pause = false) => {
     res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-    if (pause && delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (pause && delayMs > 0) await sleep(delayMs);
   };
   await send({
     type: "message_start",

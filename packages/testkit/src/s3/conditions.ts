@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
+import { sleep } from "../process-tools.js";
 import type { S3rverObjectStore } from "./s3rver.js";
 import type { ParsedRequest } from "./types.js";
 
@@ -73,7 +74,7 @@ export const settles = async (
   for (;;) {
     if (await isWhole(store, parsed.bucket, parsed.key, expected)) return true;
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 };
 
