@@ -32,8 +32,13 @@ export interface HttpServeOptions extends MemoryMcpServerOptions {
    * Requests must carry one of these tokens. Not together with `token`.
    */
   tenantFromToken?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
-  /** Serve `/metrics` (Prometheus text format), behind the same tokens as `/mcp`. Default `true`. */
+  /**
+   * Serve `/metrics` (Prometheus text format). Default `true`. Its counts cover every tenant, so it answers
+   * only to an operator: `token` or `metricsToken`, never a token of `tenantFromToken`.
+   */
   metrics?: boolean;
+  /** A bearer token for `/metrics` only (16+ printable characters): the operator's, beside tenant tokens. */
+  metricsToken?: string;
   /** Where the JSON log lines go (start, stop, refused requests, store failures). Default stderr; `false`: none. */
   log?: LogDestination | false;
 }
@@ -76,6 +81,7 @@ export async function serveHttp(
     token,
     tenantFromToken,
     metrics = true,
+    metricsToken,
     log: logTo,
     ...serverOptions
   } = options;
@@ -108,6 +114,11 @@ export async function serveHttp(
     );
   }
 
+  // `/metrics` counts every tenant's commands: only operator tokens read it.
+  const operators: [string, undefined][] = [];
+  if (token !== undefined) operators.push([token, undefined]);
+  if (metricsToken !== undefined) operators.push([checkToken(metricsToken, "metricsToken"), undefined]);
+
   const scopes = new Map<string, MemoryStore>();
   const storeFor = (tenant: unknown): MemoryStore => {
     if (typeof tenant !== "string") return store;
@@ -136,9 +147,11 @@ export async function serveHttp(
   app.use(logRefusals(log));
   if (isLoopback(host)) app.use(localhostHostValidation());
   if (tokens.length > 0) {
-    const auth = requireBearerAuth({ verifier: new StaticTokenVerifier(tokens) });
-    app.use(MCP_PATH, auth);
-    if (metrics) app.use(METRICS_PATH, auth);
+    app.use(MCP_PATH, requireBearerAuth({ verifier: new StaticTokenVerifier(tokens) }));
+  }
+  if (metrics && (tokens.length > 0 || operators.length > 0)) {
+    // With tenant tokens and no metricsToken nobody is an operator: every request is refused.
+    app.use(METRICS_PATH, requireBearerAuth({ verifier: new StaticTokenVerifier(operators) }));
   }
   if (metrics) {
     app.get(METRICS_PATH, async (_req: Request, res: Response) => {

@@ -85,6 +85,36 @@ describe("/metrics", () => {
   });
 });
 
+describe("/metrics with tenant tokens", () => {
+  it("answers only to an operator token, never to a tenant's", async () => {
+    const root = new InMemoryStore();
+    const alice = randomBytes(24).toString("base64url");
+    const bob = randomBytes(24).toString("base64url");
+    const operator = randomBytes(24).toString("base64url");
+    const tenantFromToken = { [alice]: "alice", [bob]: "bob" };
+    const closed = await serve(root, { tenantFromToken });
+    const client = await httpClient(closed.url, alice);
+    await callMemoryTool(client, { command: "create", path: "/memories/a.md", file_text: "one\n" });
+    await client.close();
+    // No operator token: nobody reads the counts of every tenant.
+    for (const presented of [alice, bob, undefined]) {
+      const scraped = await scrape(closed.url, presented);
+      expect(scraped.status).toBe(401);
+      expect(scraped.text).not.toContain("mem_commands_total");
+    }
+    const open = await serve(root, { tenantFromToken, metricsToken: operator });
+    expect((await scrape(open.url, alice)).status).toBe(401);
+    const scraped = await scrape(open.url, operator);
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain("mem_commands_total");
+    // The operator's token opens /metrics only, not anyone's memory.
+    expect(
+      (await fetch(open.url, { method: "POST", headers: { authorization: `Bearer ${operator}` } })).status,
+    ).toBe(401);
+    await expect(serve(root, { tenantFromToken, metricsToken: "short" })).rejects.toThrow(/metricsToken/);
+  });
+});
+
 describe("log", () => {
   it("logs start, stop, refused requests and store failures as JSON lines, with no token, content or secret", async () => {
     const token = randomBytes(24).toString("base64url");

@@ -15,6 +15,8 @@ import {
 
 /** The environment variable that can hold the bearer token, so that it stays out of `ps` listings. */
 export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
+/** The environment variable that can hold the `/metrics` token. */
+export const METRICS_TOKEN_VARIABLE = "MEM_MCP_METRICS_TOKEN";
 
 interface McpFlags {
   http?: boolean;
@@ -22,6 +24,7 @@ interface McpFlags {
   port?: number;
   token?: string;
   tenantTokens?: string;
+  metricsToken?: string;
   readOnly?: boolean;
   maxFileBytes?: number;
   maxFiles?: number;
@@ -118,6 +121,10 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--port <port>", `port with --http (0: any free port)`, count("--port"), DEFAULT_PORT)
     .option("--token <token>", `bearer token every HTTP request must carry (or set ${TOKEN_VARIABLE})`)
     .option("--tenant-tokens <file>", "JSON file mapping bearer tokens to tenant ids: one memory per tenant")
+    .option(
+      "--metrics-token <token>",
+      `bearer token for /metrics only, the operator's (or set ${METRICS_TOKEN_VARIABLE}); tenant tokens never read it`,
+    )
     .option("--read-only", "allow only the view command")
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
     .option(
@@ -182,6 +189,7 @@ export const mcp: CommandModule = (program, ctx) => {
       }
 
       const token = flags.token ?? ctx.io.env[TOKEN_VARIABLE];
+      const metricsToken = flags.metricsToken ?? ctx.io.env[METRICS_TOKEN_VARIABLE];
       const tenantFromToken =
         flags.tenantTokens === undefined ? undefined : readTenantTokens(flags.tenantTokens, ctx.io.cwd);
       await ctx.withStore(
@@ -193,6 +201,7 @@ export const mcp: CommandModule = (program, ctx) => {
             port: flags.port ?? DEFAULT_PORT,
             ...(token === undefined ? {} : { token }),
             ...(tenantFromToken === undefined ? {} : { tenantFromToken }),
+            ...(metricsToken === undefined ? {} : { metricsToken }),
           }).catch(asUsage);
           ctx.note(`mem: MCP server at ${running.url} (Ctrl-C stops it)`);
           await stopSignal();
