@@ -77,7 +77,7 @@ const get = async <T>(
   params: Record<string, string | number | boolean | undefined>,
   signal?: AbortSignal,
 ): Promise<T> => {
-  const response = await fetch(`/api/${path}${query(params)}`, {
+  const response = await fetch(`api/${path}${query(params)}`, {
     signal: signal ?? null,
     credentials: "same-origin",
   });
@@ -110,7 +110,7 @@ export const api = {
     signal: AbortSignal,
   ) => get<SearchPage>("search", { tenant, q, regex, hidden, cursor }, signal),
   restore: async (csrf: string, tenant: string | undefined, path: string, id: string) => {
-    const response = await fetch(`/api/restore${query({ tenant })}`, {
+    const response = await fetch(`api/restore${query({ tenant })}`, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-Mem-CSRF": csrf },
@@ -120,6 +120,6 @@ export const api = {
     if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`);
     return body;
   },
-  eventsUrl: (tenant: string | undefined) => `/api/events${query({ tenant })}`,
-  exportUrl: (tenant: string | undefined) => `/api/export${query({ tenant })}`,
+  eventsUrl: (tenant: string | undefined) => `api/events${query({ tenant })}`,
+  exportUrl: (tenant: string | undefined) => `api/export${query({ tenant })}`,
 };

@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type View } from "./api.js";
 import { History } from "./history.js";
+import { plain, Shown } from "./shown.js";
 
 interface Props {
   tenant: string | undefined;
@@ -49,7 +50,9 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
   return (
     <section aria-label="File" class="file-panel">
       <header class="file-head">
-        <h2 class="path">{path}</h2>
+        <h2 class="path">
+          <Shown text={path} />
+        </h2>
         <div role="tablist" aria-label="Show" class="tabs">
           {(["view", "raw", "history"] as const).map((name) => (
             <button
@@ -72,7 +75,7 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
       {tab === "view" && view && (
         <div class="view">
           {view.image ? (
-            <img class="image" alt={path} src={`data:${view.image.mediaType};base64,${view.image.data}`} />
+            <img class="image" alt={plain(path)} src={`data:${view.image.mediaType};base64,${view.image.data}`} />
           ) : null}
           <section aria-label="View result">
             <pre class={view.isError ? "content error" : "content"}>{view.content}</pre>

@@ -1,6 +1,7 @@
 /** The change feed while the page is open (server-sent events). */
 import { useEffect, useState } from "preact/hooks";
 import { api, type LiveChange } from "./api.js";
+import { Shown } from "./shown.js";
 
 const KEEP = 50;
 
@@ -32,7 +33,9 @@ export function Live({ tenant, onChange }: { tenant: string | undefined; onChang
         {changes.map((c, i) => (
           <li key={`${c.time}-${c.path}-${i}`}>
             <time dateTime={new Date(c.time).toISOString()}>{new Date(c.time).toLocaleTimeString()}</time>{" "}
-            <span class={`kind ${c.kind}`}>{c.kind}</span> <span class="path">{c.path}</span>
+            <span class={`kind ${c.kind}`}>{c.kind}</span> <span class="path">
+              <Shown text={c.path} />
+            </span>
             {c.size !== undefined ? <span class="size"> {c.size} bytes</span> : null}
           </li>
         ))}

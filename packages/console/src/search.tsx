@@ -1,6 +1,7 @@
 /** Search across the tenant's files; a new query (or Stop) aborts the one in flight. */
 import { useRef, useState } from "preact/hooks";
 import { api, type SearchHit } from "./api.js";
+import { Shown } from "./shown.js";
 
 interface Props {
   tenant: string | undefined;
@@ -76,7 +77,7 @@ export function Search({ tenant, hidden, onOpen }: Props) {
             <li key={`${hit.path}:${hit.line}`}>
               <button type="button" class="hit" onClick={() => onOpen(hit.path)}>
                 <span class="where">
-                  {hit.path}:{hit.line}
+                  <Shown text={hit.path} />:{hit.line}
                 </span>
                 <span class="text">{hit.text}</span>
               </button>

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, type TenantInfo } from "./api.js";
+import { Shown } from "./shown.js";
 
 const size = (bytes: number | undefined) =>
   bytes === undefined ? "—" : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`;
@@ -61,7 +62,7 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
             <tr key={t.id} aria-selected={selected === t.id}>
               <td>
                 <button type="button" onClick={() => onSelect(t.id)}>
-                  {t.id}
+                  <Shown text={t.id} />
                 </button>
               </td>
               <td>{t.files ?? "—"}</td>

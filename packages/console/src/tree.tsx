@@ -1,6 +1,7 @@
 /** The lazy tree: a folder's children load when it opens; keyboard as the WAI-ARIA tree pattern. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type Entry } from "./api.js";
+import { plain, Shown } from "./shown.js";
 
 interface Node {
   entry: Entry;
@@ -122,7 +123,7 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
         <li
           key={entry.path}
           role="treeitem"
-          aria-label={entry.name}
+          aria-label={plain(entry.name)}
           aria-level={depth}
           aria-expanded={isDir ? expanded : undefined}
           aria-selected={selected === entry.path}
@@ -146,7 +147,9 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
             <span class="twisty" aria-hidden="true">
               {isDir ? (expanded ? "▾" : "▸") : ""}
             </span>
-            <span class="name">{entry.name}</span>
+            <span class="name">
+              <Shown text={entry.name} />
+            </span>
             <span class="size">{entry.size}</span>
           </span>
           {expanded && (

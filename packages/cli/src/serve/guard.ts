@@ -1,7 +1,7 @@
 /**
  * Who may use the console: loopback `Host` names only on a loopback address (DNS rebinding), a bearer
- * token (header, or the cookie the login link sets) when one is set, same-origin requests only, and a
- * CSRF token on every write.
+ * token (header, or the session cookie the login link sets) when one is set, same-origin requests only,
+ * a CSRF token on every write, and writes only for a role that may write.
  */
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -32,40 +32,76 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "Cross-Origin-Resource-Policy": "same-origin",
 };
 
-const cookieOf = (header: string | undefined): string | undefined => {
+/** The console cookie's value, or `undefined` when absent or not a valid encoding (never a throw). */
+export const cookieOf = (header: string | undefined): string | undefined => {
   for (const part of (header ?? "").split(";")) {
     const [name, ...value] = part.trim().split("=");
-    if (name === COOKIE) return decodeURIComponent(value.join("="));
+    if (name !== COOKIE) continue;
+    try {
+      return decodeURIComponent(value.join("="));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 };
 
 export type Verdict = { ok: true } | { ok: false; status: number; reason: string };
 
+/** What a request may do: look, or also restore and roll back. */
+export type Role = "read" | "write";
+
+export type Admission = { ok: true; role: Role } | { ok: false; status: number; reason: string };
+
+/** The longest a login lasts unless told otherwise: 12 hours. */
+export const SESSION_MS = 12 * 60 * 60 * 1000;
+const MAX_SESSIONS = 1000;
+
+export interface GuardOptions {
+  host: string;
+  loopback: boolean;
+  /** The read token: with `writes`, it may write too. */
+  token: string | undefined;
+  /** A token that may write whether or not `writes` is set. */
+  writeToken: string | undefined;
+  /** Whether holders of `token` (or anyone, when there is no token) may write. */
+  writes: boolean;
+  sessionMs: number;
+}
+
+/**
+ * The console is served under `base`, a random path made at each start, and its session cookie is
+ * scoped to that path. Browsers send a cookie to every port of a host, but only for paths under its
+ * `Path`: another server on this host is never sent it unless it knows the path. The cookie holds a
+ * session id, never the token, and a session ends after `sessionMs`.
+ */
 export class Guard {
   readonly csrf = randomBytes(24).toString("base64url");
-  readonly #tokens: TokenSet | undefined;
-  readonly #host: string;
-  readonly #loopback: boolean;
+  readonly base = `/${randomBytes(12).toString("base64url")}/`;
+  readonly #tokens: TokenSet<Role> | undefined;
+  readonly #sessions = new Map<string, { role: Role; expires: number }>();
+  readonly #options: GuardOptions;
 
-  constructor(host: string, loopback: boolean, token: string | undefined) {
-    this.#host = host;
-    this.#loopback = loopback;
-    this.#tokens = token === undefined ? undefined : new TokenSet([[token, undefined]]);
+  constructor(options: GuardOptions) {
+    this.#options = options;
+    const tokens: [string, Role][] = [];
+    if (options.token !== undefined) tokens.push([options.token, options.writes ? "write" : "read"]);
+    if (options.writeToken !== undefined) tokens.push([options.writeToken, "write"]);
+    this.#tokens = tokens.length === 0 ? undefined : new TokenSet(tokens);
   }
 
   get needsToken(): boolean {
     return this.#tokens !== undefined;
   }
 
-  /** Whether `presented` is the token (always false when none is set). */
-  tokenMatches(presented: string): boolean {
-    return this.#tokens?.match(presented) !== undefined;
+  /** The role of the token `presented` (undefined when it is none of them, or none is set). */
+  roleOf(presented: string): Role | undefined {
+    return this.#tokens?.match(presented)?.value;
   }
 
   /** The checks every request passes before anything else. */
   check(req: IncomingMessage): Verdict {
-    if (this.#loopback && !isLoopbackHostHeader(req.headers.host, this.#host)) {
+    if (this.#options.loopback && !isLoopbackHostHeader(req.headers.host, this.#options.host)) {
       return { ok: false, status: 403, reason: "Host not allowed" };
     }
     const origin = req.headers.origin;
@@ -78,12 +114,19 @@ export class Guard {
     return { ok: true };
   }
 
-  /** The token check: a bearer header or the console's cookie. */
-  authenticate(req: IncomingMessage): Verdict {
-    if (!this.#tokens) return { ok: true };
+  /** Who is asking: a bearer token or a live session's cookie, when a token is set. */
+  authenticate(req: IncomingMessage): Admission {
+    if (!this.#tokens) return { ok: true, role: this.#options.writes ? "write" : "read" };
     const auth = req.headers.authorization;
-    const presented = auth?.startsWith("Bearer ") ? auth.slice(7) : cookieOf(req.headers.cookie);
-    if (presented !== undefined && this.tokenMatches(presented)) return { ok: true };
+    if (auth?.startsWith("Bearer ")) {
+      const role = this.roleOf(auth.slice(7));
+      if (role) return { ok: true, role };
+    } else {
+      const id = cookieOf(req.headers.cookie);
+      const session = id === undefined ? undefined : this.#sessions.get(id);
+      if (session && session.expires > Date.now()) return { ok: true, role: session.role };
+      if (session && id !== undefined) this.#sessions.delete(id);
+    }
     return { ok: false, status: 401, reason: "A valid token is required" };
   }
 
@@ -99,9 +142,19 @@ export class Guard {
     return { ok: true };
   }
 
-  /** The cookie the login link sets: HttpOnly, this site only. */
-  loginCookie(token: string): string {
-    return `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+  /** A new session for `role`, and the cookie that carries it: HttpOnly, this path of this site only. */
+  login(role: Role): string {
+    const now = Date.now();
+    for (const [id, session] of this.#sessions) if (session.expires <= now) this.#sessions.delete(id);
+    // The oldest sessions go first when too many are open.
+    while (this.#sessions.size >= MAX_SESSIONS) {
+      const oldest = this.#sessions.keys().next().value as string;
+      this.#sessions.delete(oldest);
+    }
+    const id = randomBytes(24).toString("base64url");
+    this.#sessions.set(id, { role, expires: now + this.#options.sessionMs });
+    const seconds = Math.max(1, Math.floor(this.#options.sessionMs / 1000));
+    return `${COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=${this.base}; Max-Age=${seconds}`;
   }
 }
 

@@ -1,37 +1,39 @@
 /**
- * Search of one tenant's files: a substring or a regular expression, line by line, results capped,
- * paged by file, stopped as soon as the request goes away.
+ * Search of one tenant's files: a substring or a regular expression (see `matcher.ts`), line by line,
+ * results capped, paged by file, stopped as soon as the request goes away or the server closes. It gives
+ * the event loop back between files and every few thousand lines, so the server keeps answering.
  */
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { isListedName, type MemoryStore, segmentsOf } from "@mem/core";
 import { enumerateFiles } from "../files.js";
+import { compileMatcher, type MatchRange } from "./matcher.js";
 
 export interface SearchHit {
   readonly path: string;
   readonly line: number;
   readonly text: string;
+  /** Where `text` matched, `[start, end)` in UTF-16 code units. */
+  readonly marks: readonly MatchRange[];
 }
 
 export interface SearchPage {
   readonly hits: SearchHit[];
   /** Pass as `cursor` to continue; absent when every file was searched. */
   readonly next?: string;
+  /** Files searched by this page, and files there are to search in all. */
   readonly searched: number;
+  readonly total: number;
 }
 
 const MAX_LINE_CHARS = 300;
 const MAX_HITS_PER_FILE = 200;
+const MAX_MARKS_PER_LINE = 20;
+const LINES_PER_TURN = 2000;
 const decoder = new TextDecoder();
 
-/** A line tester for `query`; a `TypeError` for a regular expression that does not compile. */
-export const matcher = (query: string, regex: boolean): ((line: string) => boolean) => {
-  if (!regex) return (line) => line.includes(query);
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(query, "u");
-  } catch (error) {
-    throw new TypeError(`not a regular expression: ${(error as Error).message}`);
-  }
-  return (line) => pattern.test(line);
+/** Whether `compileMatcher` accepts `query` (a `TypeError` otherwise), checked before any storage call. */
+export const checkQuery = (query: string, regex: boolean): void => {
+  compileMatcher(query, regex);
 };
 
 export const search = async (
@@ -39,28 +41,41 @@ export const search = async (
   options: { query: string; regex: boolean; hidden: boolean; cursor: number; limit: number },
   aborted: () => boolean,
 ): Promise<SearchPage> => {
-  const test = matcher(options.query, options.regex);
+  const matcher = compileMatcher(options.query, options.regex);
   const { files } = await enumerateFiles(store);
   const shown = options.hidden ? files : files.filter((f) => segmentsOf(f.path).every(isListedName));
   const hits: SearchHit[] = [];
   let index = options.cursor;
   for (; index < shown.length && hits.length < options.limit; index++) {
+    await yieldToLoop();
     if (aborted()) break;
     const file = shown[index] as (typeof shown)[number];
     const data = await store.read(file.path);
+    if (aborted()) break;
     if (!data) continue;
     const lines = decoder.decode(data.data).split("\n");
     // A file is searched to its end (up to MAX_HITS_PER_FILE), so that the next page starts at a file.
     for (let n = 0, inFile = 0; n < lines.length && inFile < MAX_HITS_PER_FILE; n++) {
+      if (n > 0 && n % LINES_PER_TURN === 0) {
+        await yieldToLoop();
+        if (aborted()) break;
+      }
       const line = lines[n] as string;
-      if (!test(line)) continue;
+      const found = matcher.find(line, MAX_MARKS_PER_LINE);
+      if (found.length === 0) continue;
       inFile++;
-      hits.push({ path: file.path, line: n + 1, text: line.slice(0, MAX_LINE_CHARS) });
+      const text = line.slice(0, MAX_LINE_CHARS);
+      const marks = found
+        .filter(([start]) => start < text.length)
+        .map(([start, end]): MatchRange => [start, Math.min(end, text.length)]);
+      hits.push({ path: file.path, line: n + 1, text, marks });
     }
+    if (aborted()) break;
   }
   return {
     hits,
     searched: index - options.cursor,
+    total: shown.length,
     ...(index < shown.length ? { next: String(index) } : {}),
   };
 };

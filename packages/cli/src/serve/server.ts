@@ -20,9 +20,10 @@ import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
 import { Assets, findAssets } from "./assets.js";
-import { Guard, refuse, SECURITY_HEADERS } from "./guard.js";
-import { type LiveChange, pollChanges } from "./live.js";
-import { search } from "./search.js";
+import { cliVersion } from "../version.js";
+import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
+import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
+import { checkQuery, search } from "./search.js";
 import { ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
 
 export interface ConsoleOptions {
@@ -30,10 +31,18 @@ export interface ConsoleOptions {
   host?: string;
   /** TCP port; `0` (the default) picks a free one. */
   port?: number;
-  /** Token every request must carry (login link, cookie or `Authorization: Bearer`). */
+  /** Token every request must carry (login link, session cookie or `Authorization: Bearer`): read-only. */
   token?: string;
-  /** Allow restores. A token is then required; one is made up when none is given. */
+  /** A second token whose holders may restore, whether or not `allowWrites` is set. */
+  writeToken?: string;
+  /** Let `token`'s holders restore too. A token is then required; one is made up when none is given. */
   allowWrites?: boolean;
+  /** How long a login lasts, in ms. Default 12 hours. */
+  sessionMs?: number;
+  /** Most live-feed streams open at once; beyond it a stream is refused with 503. Default 64. */
+  maxStreams?: number;
+  /** The store as the header shows it (its URL with the password masked) and its kind, e.g. `redis`. */
+  store?: { name: string; backend: string };
   /** The one tenant the store was opened for (`?tenant=` in its URL): shown, never switched. */
   tenant?: string;
   /** The quota agents run under (core's `maxFiles`, `maxTotalBytes`): the tenants list shows its use. */
@@ -43,18 +52,21 @@ export interface ConsoleOptions {
 }
 
 export interface ConsoleHandle {
-  /** The console's address, e.g. `http://127.0.0.1:38017/`. */
+  /** The console's address, under a path made at each start, e.g. `http://127.0.0.1:38017/Xq3…/`. */
   readonly url: string;
   /** The address that logs a browser in (sets the token cookie); `url` when no token is needed. */
   readonly loginUrl: string;
   /** Whether the token was made up here (then `loginUrl` is the only way to learn it). */
   readonly generatedToken: boolean;
+  /** Live-feed streams open now, and the pollers behind them (one per tenant watched). */
+  liveCounts(): { streams: number; pollers: number };
   close(): Promise<void>;
 }
 
 const LIST_LIMIT = 200;
 const MAX_LIST_LIMIT = 10_000;
 const SEARCH_LIMIT = 100;
+const MAX_STREAMS = 64;
 const decoder = new TextDecoder("utf-8");
 const TRUNCATED = /\.\.\. output truncated after line (\d+) of (\d+)\./;
 
@@ -109,19 +121,37 @@ export const startConsole = async (
   }
   const loopback = isLoopbackHost(host);
   let token = options.token === undefined ? undefined : checkToken(options.token, "token");
-  if (!loopback && token === undefined) {
+  const writeToken =
+    options.writeToken === undefined ? undefined : checkToken(options.writeToken, "writeToken");
+  if (!loopback && token === undefined && writeToken === undefined) {
     throw new TypeError(`token is required when host is not a loopback address; host is ${host}`);
   }
-  const generatedToken = token === undefined && options.allowWrites === true;
+  const sessionMs = options.sessionMs ?? SESSION_MS;
+  if (!Number.isSafeInteger(sessionMs) || sessionMs < 1) {
+    throw new TypeError("sessionMs must be a whole number of milliseconds, at least 1");
+  }
+  const maxStreams = options.maxStreams ?? MAX_STREAMS;
+  if (!Number.isSafeInteger(maxStreams) || maxStreams < 0) {
+    throw new TypeError("maxStreams must be a whole number, 0 or more");
+  }
+  const generatedToken = token === undefined && writeToken === undefined && options.allowWrites === true;
   if (generatedToken) token = randomBytes(24).toString("base64url");
   const dir = findAssets();
   if (!dir) throw new Error("the console's page is not built: run `pnpm --filter @mem/console build`");
   const assets = new Assets(dir);
-  const guard = new Guard(host, loopback, token);
+  const guard = new Guard({
+    host,
+    loopback,
+    token,
+    writeToken,
+    writes: options.allowWrites === true,
+    sessionMs,
+  });
   const stores = new ConsoleStores(store);
-  const writes = options.allowWrites === true;
   const fixedTenant = options.tenant;
-  const restored = new Set<(change: LiveChange) => void>();
+  const hub = new LiveHub(options.pollMs ?? 2000, maxStreams);
+  // Aborted when the server closes: searches and streams in flight stop with it.
+  const closing = new AbortController();
 
   const tenantOf = (params: URLSearchParams): string | undefined => {
     const tenant = params.get("tenant") ?? undefined;
@@ -143,11 +173,13 @@ export const startConsole = async (
 
   const api: Record<
     string,
-    (req: IncomingMessage, res: ServerResponse, q: URLSearchParams) => Promise<void>
+    (req: IncomingMessage, res: ServerResponse, q: URLSearchParams, role: Role) => Promise<void>
   > = {
-    "GET /api/info": async (_req, res) => {
+    "GET /api/info": async (_req, res, _q, role) => {
       json(res, {
-        writes,
+        writes: role === "write",
+        version: cliVersion(),
+        ...(options.store ? { store: options.store } : {}),
         csrf: guard.csrf,
         tenants: fixedTenant === undefined && listsTenants(store),
         scoped: fixedTenant === undefined && stores.scoped,
@@ -233,8 +265,13 @@ export const startConsole = async (
       json(res, { text: decoder.decode(data) });
     },
 
-    "POST /api/restore": async (req, res, q) => {
-      if (!writes) throw new HttpError(403, "read-only console: start mem serve with --allow-writes");
+    "POST /api/restore": async (req, res, q, role) => {
+      if (role !== "write") {
+        throw new HttpError(
+          403,
+          "read-only console: log in with the write token (--write-token), or start mem serve with --allow-writes",
+        );
+      }
       const write = guard.checkWrite(req);
       if (!write.ok) throw new HttpError(write.status, write.reason);
       const body = (await readBody(req)) as { path?: unknown; id?: unknown };
@@ -247,15 +284,25 @@ export const startConsole = async (
       }
       const { replacedVersionId } = await of.restore(path, body.id);
       const change: LiveChange = { kind: "restored", path, entry: "file", time: Date.now() };
-      for (const listener of restored) listener(change);
+      hub.announce(of, change);
       json(res, { restored: body.id, replacedVersionId: replacedVersionId ?? null });
     },
 
     "GET /api/search": async (req, res, q) => {
-      const of = await storeOf(q);
       const query = q.get("q") ?? "";
       if (query === "") throw new HttpError(400, "nothing to search for");
-      let closed = false;
+      const regex = q.get("regex") === "1";
+      try {
+        checkQuery(query, regex);
+      } catch (error) {
+        throw new HttpError(400, (error as Error).message);
+      }
+      const of = await storeOf(q);
+      let closed = closing.signal.aborted;
+      const stop = () => {
+        closed = true;
+      };
+      closing.signal.addEventListener("abort", stop, { once: true });
       req.on("close", () => {
         closed = true;
       });
@@ -268,7 +315,7 @@ export const startConsole = async (
           of,
           {
             query,
-            regex: q.get("regex") === "1",
+            regex,
             hidden: q.get("hidden") === "1",
             cursor: whole(q.get("cursor"), 0, 1e9),
             limit: whole(q.get("limit"), SEARCH_LIMIT, 1000),
@@ -278,20 +325,31 @@ export const startConsole = async (
       } catch (error) {
         if (error instanceof TypeError) throw new HttpError(400, error.message);
         throw error;
+      } finally {
+        closing.signal.removeEventListener("abort", stop);
       }
       if (!closed) json(res, page);
     },
 
     "GET /api/events": async (req, res, q) => {
       const of = await storeOf(q);
-      const send = (change: LiveChange) => res.write(`data: ${JSON.stringify(change)}\n\n`);
+      const send = (change: LiveChange) => {
+        if (res.headersSent) res.write(`data: ${JSON.stringify(change)}\n\n`);
+      };
+      let joined: ReturnType<LiveHub["join"]>;
+      try {
+        joined = hub.join(of, send);
+      } catch (error) {
+        if (error instanceof TooManyStreams) throw new HttpError(503, error.message);
+        throw error;
+      }
+      // The viewer leaves with its request, whenever that goes: even during the first listing.
+      res.on("close", joined.leave);
+      closing.signal.addEventListener("abort", joined.leave, { once: true });
+      if (res.destroyed || closing.signal.aborted) return joined.leave();
       // The first listing is taken before the stream opens: what changes after the page sees it open is reported.
-      const poll = await pollChanges(of, options.pollMs ?? 2000, send);
-      restored.add(send);
-      req.on("close", () => {
-        poll.stop();
-        restored.delete(send);
-      });
+      await joined.ready;
+      if (res.destroyed || closing.signal.aborted) return joined.leave();
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -326,26 +384,40 @@ export const startConsole = async (
     const verdict = guard.check(req);
     if (!verdict.ok) return refuse(res, verdict.status, verdict.reason);
     const url = new URL(req.url ?? "/", "http://console.invalid");
-    // The login link: a valid token becomes an HttpOnly cookie, and the token leaves the address bar.
+    const atEntry = url.pathname === "/" || url.pathname === guard.base;
+    // The login link (at `/` or the console's path): a valid token becomes a session cookie scoped to the
+    // console's path, and the token leaves the address bar.
     const presented = url.searchParams.get("token");
-    if (req.method === "GET" && url.pathname === "/" && presented !== null) {
-      if (!guard.tokenMatches(presented)) return refuse(res, 401, "A valid token is required");
-      res.writeHead(303, { ...SECURITY_HEADERS, "Set-Cookie": guard.loginCookie(presented), Location: "/" });
+    if (req.method === "GET" && atEntry && presented !== null) {
+      const role = guard.roleOf(presented);
+      if (!role) return refuse(res, 401, "A valid token is required");
+      res.writeHead(303, { ...SECURITY_HEADERS, "Set-Cookie": guard.login(role), Location: guard.base });
       res.end();
       return;
     }
+    if (!url.pathname.startsWith(guard.base)) {
+      if (guard.needsToken) return refuse(res, 401, "A valid token is required");
+      // Without a token there is nothing to hide: the root leads to the console.
+      if (req.method === "GET" && url.pathname === "/") {
+        res.writeHead(303, { ...SECURITY_HEADERS, Location: guard.base });
+        res.end();
+        return;
+      }
+      return refuse(res, 404, "not found");
+    }
     const auth = guard.authenticate(req);
     if (!auth.ok) return refuse(res, auth.status, auth.reason);
-    const route = api[`${req.method} ${url.pathname}`];
-    if (route) return route(req, res, url.searchParams);
-    if (url.pathname.startsWith("/api/")) return refuse(res, 404, "no such endpoint");
+    const local = `/${url.pathname.slice(guard.base.length)}`;
+    const route = api[`${req.method} ${local}`];
+    if (route) return route(req, res, url.searchParams, auth.role);
+    if (local.startsWith("/api/")) return refuse(res, 404, "no such endpoint");
     if (req.method !== "GET" && req.method !== "HEAD") return refuse(res, 405, "method not allowed");
-    const asset = assets.get(url.pathname);
+    const asset = assets.get(local);
     if (!asset) return refuse(res, 404, "not found");
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       "Content-Type": asset.type,
-      "Cache-Control": url.pathname.startsWith("/assets/")
+      "Cache-Control": local.startsWith("/assets/")
         ? "public, max-age=31536000, immutable"
         : "no-store",
     });
@@ -365,13 +437,16 @@ export const startConsole = async (
   });
   const address = server.address();
   const bound = typeof address === "object" && address ? address.port : port;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}/`;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}${guard.base}`;
   return {
     url,
     loginUrl: token === undefined ? url : `${url}?token=${encodeURIComponent(token)}`,
     generatedToken,
+    liveCounts: () => hub.counts,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        closing.abort();
+        hub.close();
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
