@@ -2,6 +2,7 @@
 import { InMemoryStore, type MemoryStore } from "@mem/core";
 import { describe, expect, it } from "vitest";
 import { compare } from "../src/serve/live.js";
+import { compileMatcher } from "../src/serve/matcher.js";
 import { search } from "../src/serve/search.js";
 import { singleTenant, tenantPageOf } from "../src/serve/tenants.js";
 
@@ -36,7 +37,8 @@ describe("search", () => {
       { query: "^x a", regex: true, hidden: false, cursor: Number(first.next), limit: 3 },
       () => false,
     );
-    expect(second.hits).toEqual([{ path: "/memories/c.md", line: 3, text: "x again" }]);
+    expect(second.hits).toEqual([{ path: "/memories/c.md", line: 3, text: "x again", marks: [[0, 3]] }]);
+    expect(second.total).toBe(3);
     expect(second.next).toBeUndefined();
   });
 
@@ -59,10 +61,49 @@ describe("search", () => {
       { query: "x", regex: false, hidden: false, cursor: 0, limit: 10 },
       () => true,
     );
-    expect(aborted).toEqual({ hits: [], searched: 0, next: "0" });
+    expect(aborted).toEqual({ hits: [], searched: 0, total: 3, next: "0" });
     await expect(
       search(s, { query: "(", regex: true, hidden: false, cursor: 0, limit: 10 }, () => false),
     ).rejects.toThrow(TypeError);
+  });
+});
+
+describe("matching", () => {
+  it("finds every match of a substring or an expression, an empty match moving on", () => {
+    expect(compileMatcher("ab", false).find("abcabab", 20)).toEqual([
+      [0, 2],
+      [3, 5],
+      [5, 7],
+    ]);
+    expect(compileMatcher("ne+d", true).find("the needle, the neeed", 20)).toEqual([
+      [4, 8],
+      [16, 21],
+    ]);
+    expect(compileMatcher("x*", true).find("ab", 20)).toEqual([
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ]);
+    expect(compileMatcher("a", false).find("aaaa", 2)).toHaveLength(2);
+  });
+
+  it("runs a pattern that backtracks exponentially in linear time, and refuses what it cannot run", async () => {
+    // A backtracking engine takes 2^60 steps over this line; a linear one, one pass per line.
+    const line = "a".repeat(60);
+    const matcher = compileMatcher("(.*)*X", true);
+    expect(matcher.find(line, 20)).toEqual([]);
+    expect(compileMatcher("(a|aa)+$", true).find(`${"a".repeat(5000)}!`, 20)).toEqual([]);
+    const s = new InMemoryStore();
+    await s.write("/memories/line.md", new TextEncoder().encode(`${line}\n${line}X\n`), { ifAbsent: true });
+    const page = await search(
+      s,
+      { query: "(.*)*X", regex: true, hidden: false, cursor: 0, limit: 10 },
+      () => false,
+    );
+    expect(page.hits).toEqual([{ path: "/memories/line.md", line: 2, text: `${line}X`, marks: [[0, 61]] }]);
+    // Backreferences and lookaround need backtracking: refused with the reason.
+    expect(() => compileMatcher("(a)\\1", true)).toThrow(TypeError);
+    expect(() => compileMatcher("(?=a)", true)).toThrow(/not a regular expression/);
   });
 });
 

@@ -300,7 +300,7 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     expect(await file.getByRole("button", { name: "Restore…" }).count()).toBe(0);
     const refused = await page.evaluate(
       async ([p, id]) =>
-        (await fetch("/api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
+        (await fetch("api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
       [path, versions[1]?.id],
     );
     expect(refused).toBe(403);
@@ -313,7 +313,7 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     // Without the CSRF token a write is refused even with the cookie.
     const noCsrf = await page.evaluate(
       async ([p, id]) =>
-        (await fetch("/api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
+        (await fetch("api/restore", { method: "POST", body: JSON.stringify({ path: p, id }) })).status,
       [path, versions[1]?.id],
     );
     expect(noCsrf).toBe(403);
@@ -600,12 +600,12 @@ describe("tenants and access", () => {
       const login = await fetch(`${server.url}?token=${token}`, { redirect: "manual" });
       expect(login.status).toBe(303);
       expect(login.headers.get("set-cookie")).toMatch(/HttpOnly; SameSite=Strict/);
-      const rebound = await rawGet(server.url, "/api/info", {
+      const rebound = await rawGet(server.url, "api/info", {
         Host: "evil.example:80",
         Authorization: `Bearer ${token}`,
       });
       expect(rebound).toBe(403);
-      const crossSite = await rawGet(server.url, "/api/info", {
+      const crossSite = await rawGet(server.url, "api/info", {
         Origin: "http://evil.example",
         Authorization: `Bearer ${token}`,
       });

@@ -75,10 +75,16 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
       {tab === "view" && view && (
         <div class="view">
           {view.image ? (
-            <img class="image" alt={plain(path)} src={`data:${view.image.mediaType};base64,${view.image.data}`} />
+            <img
+              class="image"
+              alt={plain(path)}
+              src={`data:${view.image.mediaType};base64,${view.image.data}`}
+            />
           ) : null}
           <section aria-label="View result">
-            <pre class={view.isError ? "content error" : "content"}>{view.content}</pre>
+            <pre class={view.isError ? "content error" : "content"}>
+              <Shown text={view.content} />
+            </pre>
           </section>
           <nav class="pager" aria-label="Pages">
             {range && (
@@ -96,7 +102,9 @@ export function FilePanel({ tenant, path, writes, csrf, refresh, onRestored }: P
       )}
       {tab === "raw" && raw !== undefined && (
         <section aria-label="Raw text">
-          <pre class="content raw">{raw}</pre>
+          <pre class="content raw">
+            <Shown text={raw} />
+          </pre>
         </section>
       )}
       {tab === "history" && (

@@ -33,7 +33,8 @@ export function Live({ tenant, onChange }: { tenant: string | undefined; onChang
         {changes.map((c, i) => (
           <li key={`${c.time}-${c.path}-${i}`}>
             <time dateTime={new Date(c.time).toISOString()}>{new Date(c.time).toLocaleTimeString()}</time>{" "}
-            <span class={`kind ${c.kind}`}>{c.kind}</span> <span class="path">
+            <span class={`kind ${c.kind}`}>{c.kind}</span>{" "}
+            <span class="path">
               <Shown text={c.path} />
             </span>
             {c.size !== undefined ? <span class="size"> {c.size} bytes</span> : null}

@@ -5,7 +5,8 @@
 import type { JSX } from "preact";
 
 // Format characters (Cf) that change or hide what is displayed, and the other invisible separators.
-const INVISIBLE = /[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]/;
+const INVISIBLE =
+  /[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]/;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
 
 const escapeOf = (char: string): string =>

@@ -19,8 +19,8 @@ import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
-import { Assets, findAssets } from "./assets.js";
 import { cliVersion } from "../version.js";
+import { Assets, findAssets } from "./assets.js";
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
 import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
 import { checkQuery, search } from "./search.js";
@@ -346,10 +346,10 @@ export const startConsole = async (
       // The viewer leaves with its request, whenever that goes: even during the first listing.
       res.on("close", joined.leave);
       closing.signal.addEventListener("abort", joined.leave, { once: true });
-      if (res.destroyed || closing.signal.aborted) return joined.leave();
+      if (res.destroyed || req.socket.destroyed || closing.signal.aborted) return joined.leave();
       // The first listing is taken before the stream opens: what changes after the page sees it open is reported.
       await joined.ready;
-      if (res.destroyed || closing.signal.aborted) return joined.leave();
+      if (res.destroyed || req.socket.destroyed || closing.signal.aborted) return joined.leave();
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -417,9 +417,7 @@ export const startConsole = async (
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       "Content-Type": asset.type,
-      "Cache-Control": local.startsWith("/assets/")
-        ? "public, max-age=31536000, immutable"
-        : "no-store",
+      "Cache-Control": local.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "no-store",
     });
     res.end(req.method === "HEAD" ? undefined : asset.body);
   };
