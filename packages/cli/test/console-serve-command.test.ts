@@ -48,7 +48,7 @@ describe("mem serve", () => {
     await store.close?.();
     const running = await serve([`fs:${root}`, "--port", "0"]);
     try {
-      expect(running.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect(running.address).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[\w-]{16}\/$/);
       const page = await fetch(running.address);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="app">');

@@ -530,7 +530,10 @@ describe("tenants and access", () => {
     try {
       await open(page, server.url, "f0.md");
       const failed: string[] = [];
-      page.on("requestfailed", (r) => failed.push(`${new URL(r.url()).pathname} ${r.failure()?.errorText}`));
+      const base = new URL(server.url).pathname;
+      page.on("requestfailed", (r) =>
+        failed.push(`/${new URL(r.url()).pathname.slice(base.length)} ${r.failure()?.errorText}`),
+      );
       await page.getByRole("searchbox").fill("x");
       await page.getByRole("searchbox").press("Enter");
       await expect.poll(() => store.reads).toBe(1);

@@ -5,6 +5,12 @@ export interface Info {
   csrf: string;
   tenants: boolean;
   scoped: boolean;
+  /** The store keeps a change log (`changes()`), or its tenants may. */
+  audit: boolean;
+  /** `mem`'s version. */
+  version: string;
+  /** The store (URL with the password masked) and its kind, when `mem serve` gave them. */
+  store?: { name: string; backend: string };
   tenant?: string;
   quota: { maxFiles?: number; maxTotalBytes?: number };
 }
@@ -45,11 +51,29 @@ export interface SearchHit {
   path: string;
   line: number;
   text: string;
+  /** Where `text` matched: `[start, end)` in UTF-16 code units. */
+  marks: [number, number][];
 }
 export interface SearchPage {
   hits: SearchHit[];
   next?: string;
   searched: number;
+  total: number;
+}
+export interface Change {
+  id: string;
+  time: number;
+  actor: string | null;
+  command: string;
+  path: string;
+  newPath?: string;
+  version: string | null;
+}
+export interface ChangeFilter {
+  by?: string;
+  path?: string;
+  since?: number;
+  until?: number;
 }
 export interface LiveChange {
   kind: "added" | "removed" | "changed" | "restored";
@@ -86,6 +110,18 @@ const get = async <T>(
   return body;
 };
 
+const post = async <T>(csrf: string, path: string, tenant: string | undefined, body: unknown): Promise<T> => {
+  const response = await fetch(`api/${path}${query({ tenant })}`, {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json", "X-Mem-CSRF": csrf },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new ApiError(answer.error ?? `HTTP ${response.status}`);
+  return answer;
+};
+
 export const api = {
   info: () => get<Info>("info", {}),
   /** A page of the store's tenants; a store that lists none answers with `tenant` (the `?tenant=` one). */
@@ -108,18 +144,19 @@ export const api = {
     hidden: boolean,
     cursor: string | undefined,
     signal: AbortSignal,
-  ) => get<SearchPage>("search", { tenant, q, regex, hidden, cursor }, signal),
-  restore: async (csrf: string, tenant: string | undefined, path: string, id: string) => {
-    const response = await fetch(`api/restore${query({ tenant })}`, {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-Mem-CSRF": csrf },
-      body: JSON.stringify({ path, id }),
-    });
-    const body = (await response.json()) as { error?: string; replacedVersionId?: string | null };
-    if (!response.ok) throw new ApiError(body.error ?? `HTTP ${response.status}`);
-    return body;
-  },
+    files?: number,
+  ) => get<SearchPage>("search", { tenant, q, regex, hidden, cursor, files }, signal),
+  changes: (tenant: string | undefined, filter: ChangeFilter, after?: string) =>
+    get<{ changes: Change[]; next?: string }>("changes", { tenant, ...filter, after }),
+  restore: (csrf: string, tenant: string | undefined, path: string, id: string) =>
+    post<{ replacedVersionId?: string | null }>(csrf, "restore", tenant, { path, id }),
+  rollback: (csrf: string, tenant: string | undefined, to: number, by?: string) =>
+    post<{ id: string | null; restored: string[]; deleted: string[]; skipped: string[] }>(
+      csrf,
+      "rollback",
+      tenant,
+      { to, ...(by ? { by } : {}) },
+    ),
   eventsUrl: (tenant: string | undefined) => `api/events${query({ tenant })}`,
   exportUrl: (tenant: string | undefined) => `api/export${query({ tenant })}`,
 };

@@ -2,6 +2,10 @@
 import { diffLines } from "diff";
 import { useEffect, useState } from "preact/hooks";
 import { api, type Version } from "./api.js";
+import { ago, exact } from "./when.js";
+
+/** Who made a version, with what command, in words: "str_replace by agent-7", "restore by console". */
+const madeBy = (v: Version): string => `${v.command ?? "change"}${v.actor ? ` by ${v.actor}` : ""}`;
 
 interface Props {
   tenant: string | undefined;
@@ -73,8 +77,9 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
   const restore = async (id: string) => {
     try {
       const result = await api.restore(csrf, tenant, path, id);
+      const v = versions?.find((each) => each.id === id);
       setMessage(
-        `Restored ${id}${result.replacedVersionId ? `; the replaced content is version ${result.replacedVersionId}` : ""}.`,
+        `Restored the version of ${v ? exact(v.time) : id}${result.replacedVersionId ? "; the content it replaced is kept as a version" : ""}.`,
       );
       setConfirming(undefined);
       onRestored();
@@ -86,7 +91,11 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
 
   if (!kept) return <p class="muted">This store keeps no versions (open it with ?history to keep them).</p>;
   if (!versions) return <p class="muted">Loading…</p>;
-  const label = (id: string) => (id === CURRENT ? "current" : id);
+  const byId = new Map(versions.map((v) => [v.id, v]));
+  const label = (id: string) => {
+    const v = byId.get(id);
+    return v ? `${ago(v.time)}: ${madeBy(v)}` : "current";
+  };
   const choices = [CURRENT, ...versions.map((v) => v.id)];
   return (
     <div class="history">
@@ -100,11 +109,12 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
       <ol aria-label="History" class="versions">
         {versions.map((v) => (
           <li key={v.id} aria-label={`Version ${v.id}`}>
-            <time dateTime={new Date(v.time).toISOString()}>{new Date(v.time).toLocaleString()}</time>
-            <span class="command">{v.command ?? "change"}</span>
-            <span class="actor">{v.actor ? `by ${v.actor}` : ""}</span>
+            <time dateTime={new Date(v.time).toISOString()} title={exact(v.time)}>
+              {ago(v.time)}
+            </time>
+            <span class={`command ${v.command ?? "change"}`}>{v.command ?? "change"}</span>
+            <span class="actor">{v.actor ? `by ${v.actor}` : "by an unnamed actor"}</span>
             <span class="size">{v.size} bytes</span>
-            <code class="id">{v.id}</code>
             {writes &&
               (confirming === v.id ? (
                 <fieldset class="confirm">

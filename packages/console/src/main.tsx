@@ -2,9 +2,11 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, type Info } from "./api.js";
+import { Audit } from "./audit.js";
 import { FilePanel } from "./file.js";
 import { Live } from "./live.js";
 import { Search } from "./search.js";
+import { Shown } from "./shown.js";
 import { Tenants } from "./tenants.js";
 import { Tree } from "./tree.js";
 import "./style.css";
@@ -18,6 +20,7 @@ function App() {
   const [path, setPath] = useState<string | undefined>();
   const [hidden, setHidden] = useState(false);
   const [refresh, setRefresh] = useState(0);
+  const [auditing, setAuditing] = useState(false);
 
   useEffect(() => {
     api
@@ -43,12 +46,38 @@ function App() {
   if (!info) return <p class="muted">Loading…</p>;
   const shownTenant = info.tenant ?? tenant;
   const bump = () => setRefresh((n) => n + 1);
+  const openFile = (opened: string) => {
+    setAuditing(false);
+    setPath(opened);
+  };
   return (
     <div class="app">
       <header class="top">
-        <h1>mem console</h1>
-        {shownTenant && <span class="badge">tenant {shownTenant}</span>}
-        <span class="badge">{info.writes ? "writes allowed" : "read-only"}</span>
+        <h1>
+          <img src="./favicon.svg" alt="" width="20" height="20" /> mem console
+        </h1>
+        <span class="version" title="the version of mem">
+          v{info.version}
+        </span>
+        {info.store && (
+          <span class="store" aria-label="Store" title={info.store.backend}>
+            <span class="store-name">{info.store.name}</span>{" "}
+            <span class="backend">{info.store.backend}</span>
+          </span>
+        )}
+        {shownTenant && (
+          <span class="badge">
+            tenant <Shown text={shownTenant} />
+          </span>
+        )}
+        <span class={info.writes ? "badge writes" : "badge"}>
+          {info.writes ? "writes allowed" : "read-only"}
+        </span>
+        {info.audit && (
+          <button type="button" aria-pressed={auditing} onClick={() => setAuditing(!auditing)}>
+            Audit
+          </button>
+        )}
         <label class="toggle">
           <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.currentTarget.checked)} />{" "}
           hidden names
@@ -62,26 +91,36 @@ function App() {
           {(info.tenants || shownTenant !== undefined) && (
             <Tenants lists={info.tenants} selected={shownTenant} onSelect={choose} quota={info.quota} />
           )}
-          <Search tenant={info.tenant ? undefined : tenant} hidden={hidden} onOpen={setPath} />
+          <Search tenant={info.tenant ? undefined : tenant} hidden={hidden} onOpen={openFile} />
           <Tree
             tenant={info.tenant ? undefined : tenant}
             hidden={hidden}
             selected={path}
-            onOpenFile={setPath}
+            onOpenFile={openFile}
             refresh={refresh}
           />
         </nav>
         <main class="main">
-          <FilePanel
-            // A new file starts at its first page.
-            key={`${tenant ?? ""}\n${path ?? ""}`}
-            tenant={info.tenant ? undefined : tenant}
-            path={path}
-            writes={info.writes}
-            csrf={info.csrf}
-            refresh={refresh}
-            onRestored={bump}
-          />
+          {auditing ? (
+            <Audit
+              tenant={info.tenant ? undefined : tenant}
+              writes={info.writes}
+              csrf={info.csrf}
+              refresh={refresh}
+              onRolledBack={bump}
+            />
+          ) : (
+            <FilePanel
+              // A new file starts at its first page.
+              key={`${tenant ?? ""}\n${path ?? ""}`}
+              tenant={info.tenant ? undefined : tenant}
+              path={path}
+              writes={info.writes}
+              csrf={info.csrf}
+              refresh={refresh}
+              onRestored={bump}
+            />
+          )}
         </main>
         <aside class="feed">
           <Live tenant={info.tenant ? undefined : tenant} onChange={bump} />

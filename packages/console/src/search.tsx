@@ -9,12 +9,36 @@ interface Props {
   onOpen: (path: string) => void;
 }
 
+/** Files one request reads: a long search comes back often enough to show how far it got. */
+const FILES_PER_REQUEST = 200;
+/** Hits one click on Search (or More results) collects. */
+const HITS_PER_PAGE = 100;
+
+/** A hit's line with its matches marked. */
+function Marked({ text, marks }: { text: string; marks: [number, number][] }) {
+  const parts = [];
+  let at = 0;
+  for (const [start, end] of marks) {
+    if (start < at) continue;
+    if (start > at) parts.push(<Shown key={`t${at}`} text={text.slice(at, start)} />);
+    parts.push(
+      <mark key={`m${start}`}>
+        <Shown text={text.slice(start, end)} />
+      </mark>,
+    );
+    at = end;
+  }
+  if (at < text.length) parts.push(<Shown key={`t${at}`} text={text.slice(at)} />);
+  return <>{parts}</>;
+}
+
 export function Search({ tenant, hidden, onOpen }: Props) {
   const [text, setText] = useState("");
   const [regex, setRegex] = useState(false);
   const [hits, setHits] = useState<SearchHit[] | undefined>();
   const [next, setNext] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<{ searched: number; total: number } | undefined>();
   const [error, setError] = useState<string | undefined>();
   const running = useRef<AbortController | undefined>(undefined);
 
@@ -24,10 +48,22 @@ export function Search({ tenant, hidden, onOpen }: Props) {
     running.current = controller;
     setBusy(true);
     setError(undefined);
+    if (!cursor) {
+      setHits(undefined);
+      setProgress(undefined);
+    }
     try {
-      const page = await api.search(tenant, text, regex, hidden, cursor, controller.signal);
-      setHits((now) => (cursor ? [...(now ?? []), ...page.hits] : page.hits));
-      setNext(page.next);
+      let at = cursor;
+      let found = 0;
+      do {
+        const page = await api.search(tenant, text, regex, hidden, at, controller.signal, FILES_PER_REQUEST);
+        const start = at === undefined ? 0 : Number(at);
+        found += page.hits.length;
+        setHits((now) => (at === cursor && !cursor ? page.hits : [...(now ?? []), ...page.hits]));
+        setProgress({ searched: start + page.searched, total: page.total });
+        at = page.next;
+        setNext(at);
+      } while (at !== undefined && found < HITS_PER_PAGE && !controller.signal.aborted);
     } catch (e) {
       if ((e as Error).name !== "AbortError") setError((e as Error).message);
     } finally {
@@ -70,16 +106,24 @@ export function Search({ tenant, hidden, onOpen }: Props) {
           {error}
         </p>
       )}
+      {progress && (
+        <p class="progress" aria-live="polite">
+          <progress max={progress.total} value={progress.searched} aria-label="Files searched" /> Searched{" "}
+          {progress.searched} of {progress.total} files
+        </p>
+      )}
       {hits && (
         <ul aria-label="Search results" class="hits">
-          {hits.length === 0 && <li class="muted">No matches.</li>}
+          {hits.length === 0 && !busy && <li class="muted">No matches.</li>}
           {hits.map((hit) => (
             <li key={`${hit.path}:${hit.line}`}>
               <button type="button" class="hit" onClick={() => onOpen(hit.path)}>
                 <span class="where">
                   <Shown text={hit.path} />:{hit.line}
                 </span>
-                <span class="text">{hit.text}</span>
+                <span class="text">
+                  <Marked text={hit.text} marks={hit.marks} />
+                </span>
               </button>
             </li>
           ))}

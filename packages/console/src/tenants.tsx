@@ -12,6 +12,15 @@ const size = (bytes: number | undefined) =>
 const use = (value: number | undefined, max: number | undefined) =>
   value === undefined || max === undefined || max === 0 ? undefined : Math.round((value / max) * 100);
 
+type SortKey = "id" | "files" | "bytes" | "lastAccess" | "quota";
+const COLUMNS: [SortKey, string][] = [
+  ["id", "Tenant"],
+  ["files", "Files"],
+  ["bytes", "Bytes"],
+  ["lastAccess", "Last access"],
+  ["quota", "Quota use"],
+];
+
 interface Props {
   /** The store lists its tenants; otherwise only `selected` is shown. */
   lists: boolean;
@@ -25,6 +34,7 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [sort, setSort] = useState<{ key: SortKey; up: boolean }>({ key: "id", up: true });
 
   const load = (after?: string) =>
     api
@@ -50,16 +60,27 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
       <table aria-label="Tenants">
         <thead>
           <tr>
-            <th scope="col">Tenant</th>
-            <th scope="col">Files</th>
-            <th scope="col">Bytes</th>
-            <th scope="col">Last access</th>
-            {limited && <th scope="col">Quota use</th>}
+            {COLUMNS.filter(([key]) => key !== "quota" || limited).map(([key, title]) => (
+              <th
+                scope="col"
+                key={key}
+                aria-sort={sort.key === key ? (sort.up ? "ascending" : "descending") : "none"}
+              >
+                <button
+                  type="button"
+                  class="sort"
+                  onClick={() => setSort({ key, up: sort.key === key ? !sort.up : key === "id" })}
+                >
+                  {title}
+                  <span aria-hidden="true">{sort.key === key ? (sort.up ? " ▲" : " ▼") : ""}</span>
+                </button>
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {tenants.map((t) => (
-            <tr key={t.id} aria-selected={selected === t.id}>
+          {sorted(tenants, sort, quota).map((t) => (
+            <tr key={t.id} aria-selected={selected === t.id} class={selected === t.id ? "selected" : ""}>
               <td>
                 <button type="button" onClick={() => onSelect(t.id)}>
                   <Shown text={t.id} />
@@ -91,9 +112,26 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
 }
 
 /** The larger of the tenant's file and byte use, as a percentage of the quota. */
-const quotaUse = (t: TenantInfo, quota: Props["quota"]): string => {
+const quotaShare = (t: TenantInfo, quota: Props["quota"]): number | undefined => {
   const shares = [use(t.files, quota.maxFiles), use(t.bytes, quota.maxTotalBytes)].filter(
     (n): n is number => n !== undefined,
   );
-  return shares.length === 0 ? "—" : `${Math.max(...shares)}%`;
+  return shares.length === 0 ? undefined : Math.max(...shares);
+};
+const quotaUse = (t: TenantInfo, quota: Props["quota"]): string => {
+  const share = quotaShare(t, quota);
+  return share === undefined ? "—" : `${share}%`;
+};
+
+/** The loaded rows in the chosen order; rows without the value go last either way. */
+const sorted = (rows: TenantInfo[], sort: { key: SortKey; up: boolean }, quota: Props["quota"]) => {
+  const value = (t: TenantInfo): string | number | undefined =>
+    sort.key === "quota" ? quotaShare(t, quota) : t[sort.key];
+  return [...rows].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+    const order = x < y ? -1 : x > y ? 1 : 0;
+    return sort.up ? order : -order;
+  });
 };

@@ -2,17 +2,22 @@
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
 import { startConsole } from "../serve/server.js";
-import { parseStoreUrl } from "../store-url/parse.js";
+import { maskUrl } from "../store-url/mask.js";
+import { describeStore, parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
 
 /** The environment variable that can hold the token, so that it stays out of `ps` listings. */
 export const SERVE_TOKEN_VARIABLE = "MEM_SERVE_TOKEN";
+/** The environment variable that can hold the write token. */
+export const SERVE_WRITE_TOKEN_VARIABLE = "MEM_SERVE_WRITE_TOKEN";
 
 interface ServeFlags {
   host?: string;
   port?: number;
   token?: string;
+  writeToken?: string;
   allowWrites?: boolean;
+  maxStreams?: number;
   maxFiles?: number;
   maxBytes?: number;
 }
@@ -48,6 +53,10 @@ export const serve: CommandModule = (program, ctx) => {
     .option("--host <host>", "address to bind; any but loopback needs a token", "127.0.0.1")
     .option("--token <token>", `token every request must carry (or set ${SERVE_TOKEN_VARIABLE})`)
     .option(
+      "--write-token <token>",
+      `a second token whose holders may also restore (or set ${SERVE_WRITE_TOKEN_VARIABLE}); --token stays read-only`,
+    )
+    .option(
       "--allow-writes",
       "allow restoring earlier versions (needs a token; one is made up when none is given)",
     )
@@ -61,6 +70,11 @@ export const serve: CommandModule = (program, ctx) => {
       "the quota of bytes agents run under: the tenants list shows its use",
       count("--max-bytes"),
     )
+    .option(
+      "--max-streams <n>",
+      "most live-feed streams open at once (default 64); beyond it a viewer is refused",
+      count("--max-streams"),
+    )
     .addHelpText(
       "after",
       examples(
@@ -70,17 +84,24 @@ export const serve: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: ServeFlags) => {
-      const tenant = parseStoreUrl(url).tenant;
+      const spec = parseStoreUrl(url);
+      const tenant = spec.tenant;
       const token = flags.token ?? ctx.io.env[SERVE_TOKEN_VARIABLE];
+      const writeToken = flags.writeToken ?? ctx.io.env[SERVE_WRITE_TOKEN_VARIABLE];
       const host = flags.host ?? "127.0.0.1";
       // Checked before the store is opened: a refused start touches nothing.
-      if (token !== undefined) {
+      for (const [given, flag] of [
+        [token, "--token"],
+        [writeToken, "--write-token"],
+      ] as const) {
+        if (given === undefined) continue;
         try {
-          checkToken(token, "--token");
+          checkToken(given, flag);
         } catch (error) {
           throw new CommandError((error as Error).message, 2);
         }
-      } else if (!isLoopbackHost(host)) {
+      }
+      if (token === undefined && writeToken === undefined && !isLoopbackHost(host)) {
         throw new CommandError(
           `--token is required when --host is not a loopback address; host is ${host}`,
           2,
@@ -93,7 +114,10 @@ export const serve: CommandModule = (program, ctx) => {
             host,
             port: flags.port ?? 0,
             ...(token === undefined ? {} : { token }),
+            ...(writeToken === undefined ? {} : { writeToken }),
             ...(flags.allowWrites ? { allowWrites: true } : {}),
+            ...(flags.maxStreams === undefined ? {} : { maxStreams: flags.maxStreams }),
+            store: { name: maskUrl(url), backend: describeStore(spec) },
             ...(tenant === undefined ? {} : { tenant }),
             quota: {
               ...(flags.maxFiles === undefined ? {} : { maxFiles: flags.maxFiles }),
@@ -105,16 +129,23 @@ export const serve: CommandModule = (program, ctx) => {
           });
           // The address goes to stdout (scripts read it); a made-up token is the only way in, so it is shown.
           ctx.print(running.generatedToken ? running.loginUrl : running.url);
+          const writes = flags.allowWrites
+            ? " (writes allowed)"
+            : writeToken !== undefined
+              ? " (writes with the write token)"
+              : " (read-only)";
           ctx.note(
-            `mem: console at ${running.url}${flags.allowWrites ? " (writes allowed)" : " (read-only)"}${
-              token !== undefined ? `; open ${running.url}?token=<your token> to log in` : ""
+            `mem: console at ${running.url}${writes}${
+              token !== undefined || writeToken !== undefined
+                ? `; open ${running.url}?token=<your token> to log in`
+                : ""
             } (Ctrl-C stops it)`,
           );
           await stopSignal();
           await running.close();
         },
         // Like `mem mcp`: a store that cannot work fails now. Restores write, so only then may it be created.
-        flags.allowWrites ? { check: true } : { readOnly: true, check: true },
+        flags.allowWrites || writeToken !== undefined ? { check: true } : { readOnly: true, check: true },
       );
     });
 };

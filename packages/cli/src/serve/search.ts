@@ -38,7 +38,15 @@ export const checkQuery = (query: string, regex: boolean): void => {
 
 export const search = async (
   store: MemoryStore,
-  options: { query: string; regex: boolean; hidden: boolean; cursor: number; limit: number },
+  options: {
+    query: string;
+    regex: boolean;
+    hidden: boolean;
+    cursor: number;
+    limit: number;
+    /** Most files this page reads: a page can end early so that the caller shows progress. */
+    files?: number;
+  },
   aborted: () => boolean,
 ): Promise<SearchPage> => {
   const matcher = compileMatcher(options.query, options.regex);
@@ -46,7 +54,8 @@ export const search = async (
   const shown = options.hidden ? files : files.filter((f) => segmentsOf(f.path).every(isListedName));
   const hits: SearchHit[] = [];
   let index = options.cursor;
-  for (; index < shown.length && hits.length < options.limit; index++) {
+  const end = Math.min(shown.length, options.cursor + (options.files ?? shown.length));
+  for (; index < end && hits.length < options.limit; index++) {
     await yieldToLoop();
     if (aborted()) break;
     const file = shown[index] as (typeof shown)[number];

@@ -19,8 +19,9 @@ import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
-import { cliVersion } from "../version.js";
+import { CLI_VERSION } from "../version.js";
 import { Assets, findAssets } from "./assets.js";
+import { changeRowsOf, hasChangeLog, type RollbackRequest, timeOf } from "./audit.js";
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
 import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
 import { checkQuery, search } from "./search.js";
@@ -165,6 +166,16 @@ export const startConsole = async (
       throw error;
     }
   };
+  /** The change log a request reads: the root's (naming the tenant), or else the tenant store's own. */
+  const changeLogOf = async (q: URLSearchParams) => {
+    const tenant = tenantOf(q);
+    const of = await storeOf(q);
+    if (hasChangeLog(store) && (tenant === undefined || fixedTenant === undefined)) {
+      return { log: store, tenant: of === store ? undefined : tenant, of };
+    }
+    if (hasChangeLog(of)) return { log: of, tenant: undefined, of };
+    throw new HttpError(404, "this store keeps no change log (open it with ?history)");
+  };
   const pathOf = (raw: unknown, of: MemoryStore): string => {
     const check = validatePath(raw, { isReservedName: of.isReservedName?.bind(of) });
     if (!check.ok) throw new HttpError(400, check.error.replace(/^Error: /, ""));
@@ -178,10 +189,11 @@ export const startConsole = async (
     "GET /api/info": async (_req, res, _q, role) => {
       json(res, {
         writes: role === "write",
-        version: cliVersion(),
+        version: CLI_VERSION,
         ...(options.store ? { store: options.store } : {}),
         csrf: guard.csrf,
         tenants: fixedTenant === undefined && listsTenants(store),
+        audit: hasChangeLog(store) || stores.scoped,
         scoped: fixedTenant === undefined && stores.scoped,
         quota: options.quota ?? {},
         ...(fixedTenant === undefined ? {} : { tenant: fixedTenant }),
@@ -319,6 +331,7 @@ export const startConsole = async (
             hidden: q.get("hidden") === "1",
             cursor: whole(q.get("cursor"), 0, 1e9),
             limit: whole(q.get("limit"), SEARCH_LIMIT, 1000),
+            ...(q.get("files") ? { files: Math.max(1, whole(q.get("files"), 1, 1e9)) } : {}),
           },
           () => closed,
         );
@@ -357,6 +370,64 @@ export const startConsole = async (
         Connection: "keep-alive",
       });
       res.write(": live\n\n");
+    },
+
+    "GET /api/changes": async (_req, res, q) => {
+      const { log, tenant } = await changeLogOf(q);
+      const limit = whole(q.get("limit"), 100, 1000);
+      let page: Awaited<ReturnType<typeof log.changes>>;
+      try {
+        const since = timeOf(q.get("since"), "since");
+        const until = timeOf(q.get("until"), "until");
+        const by = q.get("by") || undefined;
+        const path = q.get("path") ? pathOf(q.get("path"), store) : undefined;
+        const after = q.get("after") || undefined;
+        page = await log.changes({
+          limit,
+          ...(tenant === undefined ? {} : { tenant }),
+          ...(since === undefined ? {} : { since }),
+          ...(until === undefined ? {} : { until }),
+          ...(by === undefined ? {} : { by }),
+          ...(path === undefined ? {} : { path }),
+          ...(after === undefined ? {} : { after }),
+        });
+      } catch (error) {
+        if (error instanceof TypeError) throw new HttpError(400, error.message);
+        throw error;
+      }
+      json(res, changeRowsOf(page));
+    },
+
+    "POST /api/rollback": async (req, res, q, role) => {
+      if (role !== "write") throw new HttpError(403, "read-only console: rolling back needs the write token");
+      const write = guard.checkWrite(req);
+      if (!write.ok) throw new HttpError(write.status, write.reason);
+      const body = (await readBody(req)) as { to?: unknown; by?: unknown; undo?: unknown };
+      const { log, tenant, of } = await changeLogOf(q);
+      const scope = { ...(tenant === undefined ? {} : { tenant }), actor: "console" };
+      let request: RollbackRequest;
+      if (typeof body.undo === "string" && body.undo !== "") request = { undo: body.undo, ...scope };
+      else if (typeof body.to === "number" && Number.isFinite(body.to)) {
+        const by = typeof body.by === "string" && body.by !== "" ? { by: body.by } : {};
+        request = { to: body.to, ...by, ...scope };
+      } else throw new HttpError(400, "give `to` (a time in ms) or `undo` (a rollback's id)");
+      let result: Awaited<ReturnType<typeof log.rollback>>;
+      try {
+        result = await log.rollback(request);
+      } catch (error) {
+        if (error instanceof TypeError) throw new HttpError(400, error.message);
+        throw error;
+      }
+      const time = Date.now();
+      for (const path of [...result.restored, ...result.deleted]) {
+        hub.announce(of, { kind: "restored", path, entry: "file", time, actor: "console" });
+      }
+      json(res, {
+        id: result.id ?? null,
+        restored: result.restored,
+        deleted: result.deleted,
+        skipped: result.skipped,
+      });
     },
 
     "GET /api/export": async (_req, res, q) => {
