@@ -60,7 +60,7 @@ function App() {
           v{info.version}
         </span>
         {info.store && (
-          <span class="store" aria-label="Store" title={info.store.backend}>
+          <span class="store" title={info.store.backend}>
             <span class="store-name">{info.store.name}</span>{" "}
             <span class="backend">{info.store.backend}</span>
           </span>
