@@ -76,6 +76,51 @@ describe("mem serve", () => {
     }
   });
 
+  it("answers while a pathological regular expression is searched, and stops on SIGTERM", async () => {
+    const root = join(base, "four");
+    const store = await openStore(`fs:${root}`);
+    const line = "an ordinary line of sixty characters, give or take a few...";
+    for (let i = 0; i < 200; i++) {
+      await executeCommand(store, { command: "create", path: `/memories/f${i}.md`, file_text: `${line}\n` });
+    }
+    await store.close?.();
+    const running = await serve([`fs:${root}`]);
+    let code: number | null | undefined;
+    try {
+      // A backtracking engine would hold the event loop for 2^60 steps on each line.
+      const searching = fetch(`${running.address}api/search?regex=1&q=${encodeURIComponent("(.*)*X")}`);
+      const info = await fetch(`${running.address}api/info`, { signal: AbortSignal.timeout(20_000) });
+      expect(info.status).toBe(200);
+      const found = (await (await searching).json()) as { hits: unknown[]; searched: number };
+      expect(found).toMatchObject({ hits: [], searched: 200 });
+      // Another search is in flight when the signal comes: the process still ends, and cleanly.
+      void fetch(`${running.address}api/search?regex=1&q=${encodeURIComponent("(.*)*X")}`).catch(() => {});
+      code = await running.stop();
+    } finally {
+      if (code === undefined) await running.stop();
+    }
+    expect(code).toBe(0);
+  }, 60_000);
+
+  it("takes a read token and a write token", async () => {
+    const token = "a-read-only-token-for-support";
+    const writeToken = "a-write-token-for-operators";
+    const running = await serve([`fs:${join(base, "five")}`, "--token", token, "--write-token", writeToken]);
+    try {
+      const info = async (bearer: string) =>
+        (await (
+          await fetch(`${running.address}api/info`, { headers: { authorization: `Bearer ${bearer}` } })
+        ).json()) as { writes: boolean; version: string; store: { name: string } };
+      expect((await info(token)).writes).toBe(false);
+      const writer = await info(writeToken);
+      expect(writer.writes).toBe(true);
+      expect(writer.store.name).toBe(`fs:${join(base, "five")}`);
+      expect(writer.version).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it("refuses to start off loopback without a token, and a store that cannot work", async () => {
     const open = await runMem(["serve", `fs:${join(base, "three")}`, "--host", "0.0.0.0"]);
     expect(open.code).toBe(2);

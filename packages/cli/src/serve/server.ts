@@ -193,7 +193,8 @@ export const startConsole = async (
         ...(options.store ? { store: options.store } : {}),
         csrf: guard.csrf,
         tenants: fixedTenant === undefined && listsTenants(store),
-        audit: hasChangeLog(store) || stores.scoped,
+        // Tenants' stores are wrapped in HistoryStore when they keep versions: theirs may have a log.
+        audit: hasChangeLog(store) || (stores.scoped && hasChangeLog(HistoryStore.prototype as MemoryStore)),
         scoped: fixedTenant === undefined && stores.scoped,
         quota: options.quota ?? {},
         ...(fixedTenant === undefined ? {} : { tenant: fixedTenant }),
