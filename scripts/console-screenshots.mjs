@@ -74,7 +74,11 @@ await run(
   "planner",
 );
 
-const server = await startConsole(store, { allowWrites: true, pollMs: 500 });
+const server = await startConsole(store, {
+  allowWrites: true,
+  pollMs: 500,
+  store: { name: "fs:./memory-demo?history", backend: "directory ./memory-demo, with history" },
+});
 const browser = await launchChromium();
 try {
   for (const scheme of ["light", "dark"]) {
@@ -87,6 +91,9 @@ try {
     const file = page.getByRole("region", { name: "File" });
     await file.getByRole("tab", { name: "History" }).click();
     await file.getByLabel("Diff", { exact: true }).waitFor();
+    await page.getByRole("searchbox").fill("short");
+    await page.getByRole("searchbox").press("Enter");
+    await page.getByRole("list", { name: "Search results" }).locator("mark").first().waitFor();
     await page.getByText("connected", { exact: true }).waitFor();
     await run(
       { command: "create", path: "/memories/team/standup.md", file_text: "Ship the console.\n" },

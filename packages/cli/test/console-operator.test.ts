@@ -6,23 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import { ForwardingStore, InMemoryStore, type MemoryStore, usageOf } from "@mem/core";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import type { ChangeQuery, ChangeRow, RollbackRequest } from "../src/serve/audit.js";
 import { startConsole } from "../src/serve/server.js";
-import { ensureConsoleBuilt, launch } from "./helpers/browser.js";
+import { useBrowser, writeText } from "./helpers/console-stores.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  ensureConsoleBuilt();
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-const write = (store: MemoryStore, path: string, text: string) =>
-  store.write(path, new TextEncoder().encode(text), { ifAbsent: true });
+const browserOf = useBrowser();
+const write = writeText;
 
 const treeItem = (page: Page, name: string) =>
   page.getByRole("tree").getByRole("treeitem", { name, exact: true });
@@ -41,7 +32,7 @@ describe("the header", () => {
         backend: 'Redis redis://app:***@cache:6379, prefix "notes"',
       },
     });
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(server.url);
       await treeItem(page, "a.md").waitFor();
@@ -72,7 +63,7 @@ describe("search", () => {
       await write(store, `/memories/${name}`, i % 150 === 7 ? `first\nfind the needle, a needle\n` : "hay\n");
     }
     const server = await startConsole(store);
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(server.url);
       await treeItem(page, "n000.md").waitFor();
@@ -134,7 +125,7 @@ describe("tenants", () => {
       await write(root.scope(id), "/memories/n.md", text);
     }
     const server = await startConsole(store);
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     const table = page.getByRole("table", { name: "Tenants" });
     const ids = () => table.locator("tbody tr td:first-child").allTextContents();
     try {
@@ -221,7 +212,7 @@ describe("the audit view", () => {
     const { store } = await fill();
     const token = "a-read-only-token-for-support";
     const server = await startConsole(store, { token, writeToken: "a-write-token-for-operators" });
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(server.loginUrl);
       await treeItem(page, "a.md").waitFor();
@@ -269,7 +260,7 @@ describe("the audit view", () => {
     const { store } = await fill();
     const writeToken = "a-write-token-for-operators";
     const server = await startConsole(store, { token: "a-read-only-token-for-support", writeToken });
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(`${server.url}?token=${writeToken}`);
       await treeItem(page, "a.md").waitFor();

@@ -5,23 +5,13 @@
  * cannot hold the server, and invisible characters in names are shown.
  */
 import { createServer, type Server } from "node:http";
-import { ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ForwardingStore, InMemoryStore } from "@mem/core";
+import { describe, expect, it } from "vitest";
 import { startConsole } from "../src/serve/server.js";
-import { ensureConsoleBuilt, launch } from "./helpers/browser.js";
+import { GatedStore, useBrowser, writeText } from "./helpers/console-stores.js";
 
-let browser: Browser;
-beforeAll(async () => {
-  ensureConsoleBuilt();
-  browser = await launch();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-const write = (store: MemoryStore, path: string, text: string) =>
-  store.write(path, new TextEncoder().encode(text), { ifAbsent: true });
+const browserOf = useBrowser();
+const write = writeText;
 
 /** Another server on this host: it records the `Cookie` header of every request it gets. */
 const cookieCatcher = async (): Promise<{ url: string; cookies: string[]; server: Server }> => {
@@ -50,7 +40,7 @@ describe("the login cookie", () => {
     const token = "a-console-token-of-some-length";
     const console_ = await startConsole(store, { token });
     const other = await cookieCatcher();
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(console_.loginUrl);
       await page.getByRole("tree").getByRole("treeitem", { name: "private.md" }).waitFor();
@@ -265,23 +255,6 @@ describe("live streams", () => {
   });
 });
 
-/** An in-memory store whose reads wait until `open()`. */
-class GatedStore extends ForwardingStore {
-  reads = 0;
-  #open!: () => void;
-  readonly #gate = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-  override async read(path: string) {
-    this.reads++;
-    await this.#gate;
-    return super.read(path);
-  }
-  open(): void {
-    this.#open();
-  }
-}
-
 describe("search", () => {
   it("runs a pathological expression in linear time while the server answers", async () => {
     const store = new InMemoryStore();
@@ -324,7 +297,7 @@ describe("invisible characters", () => {
     await write(store, `/memories/${spoof}`, "not a picture\n");
     await write(store, "/memories/zero\u200Bwidth/a.md", "inside\n");
     const server = await startConsole(store, { pollMs: 50 });
-    const page = await browser.newPage();
+    const page = await browserOf().newPage();
     try {
       await page.goto(server.url);
       const tree = page.getByRole("tree");

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
 import { type ConsoleHandle, startConsole } from "../src/serve/server.js";
 import { ensureConsoleBuilt, launch } from "./helpers/browser.js";
+import { GatedStore } from "./helpers/console-stores.js";
 
 // A 1×1 PNG.
 const PNG = Buffer.from(
@@ -370,24 +371,6 @@ class TenantStore extends ForwardingStore {
       }),
     );
     return ids.length > limit ? { tenants, next: shown.at(-1) as string } : { tenants };
-  }
-}
-
-/** An in-memory store whose reads wait until `open()`, then take a moment each (as a remote store's do). */
-class GatedStore extends ForwardingStore {
-  reads = 0;
-  #open!: () => void;
-  readonly #gate = new Promise<void>((resolve) => {
-    this.#open = resolve;
-  });
-  override async read(path: string) {
-    this.reads++;
-    await this.#gate;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    return super.read(path);
-  }
-  open(): void {
-    this.#open();
   }
 }
 
