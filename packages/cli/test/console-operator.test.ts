@@ -113,6 +113,24 @@ class TenantStore extends ForwardingStore {
 }
 
 describe("tenants", () => {
+  it("shows no table for a store that lists no tenants", async () => {
+    const store = new TenantStore(new InMemoryStore());
+    await write(store.inner, "/memories/solo.md", "one tenant\n");
+    const server = await startConsole(store);
+    const page = await browserOf().newPage();
+    try {
+      const listed = page.waitForResponse((r) => new URL(r.url()).pathname.endsWith("/api/tenants"));
+      await page.goto(server.url);
+      expect(await (await listed).json()).toEqual({ tenants: [] });
+      await treeItem(page, "solo.md").waitFor();
+      expect(await page.getByRole("table", { name: "Tenants" }).count()).toBe(0);
+      expect(await page.getByRole("heading", { name: "Tenants" }).count()).toBe(0);
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
   it("sort by any column, and the chosen tenant is marked", async () => {
     const root = new InMemoryStore();
     const store = new TenantStore(root);

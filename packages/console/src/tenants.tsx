@@ -34,6 +34,7 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [loaded, setLoaded] = useState(false);
   const [sort, setSort] = useState<{ key: SortKey; up: boolean }>({ key: "id", up: true });
 
   const load = (after?: string) =>
@@ -42,6 +43,7 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
       .then((page) => {
         setTenants((now) => (after ? [...now, ...page.tenants] : page.tenants));
         setNext(page.next);
+        setLoaded(true);
       })
       .catch((e: Error) => setError(e.message));
 
@@ -49,6 +51,8 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
     void load();
   }, [lists ? undefined : selected]);
 
+  // A store without tenants (or none yet) gets no empty table.
+  if (!error && (!loaded || tenants.length === 0)) return null;
   return (
     <div class="tenants">
       <h2>Tenants</h2>
