@@ -5,7 +5,8 @@
  * the write token.
  */
 import { readFileSync } from "node:fs";
-import { ForwardingStore, InMemoryStore, type MemoryStore, usageOf } from "@mem/core";
+import { executeCommand, ForwardingStore, InMemoryStore, type MemoryStore, usageOf } from "@mem/core";
+import { HistoryStore } from "@mem/history";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { ChangeQuery, ChangeRow, RollbackRequest } from "../src/serve/audit.js";
@@ -113,6 +114,44 @@ class TenantStore extends ForwardingStore {
 }
 
 describe("tenants", () => {
+  it("shows what each tenant's history keeps, and follows changes the live feed sees", async () => {
+    const root = new InMemoryStore();
+    const store = new (class extends TenantStore {
+      override scope(tenant: string): MemoryStore {
+        return new HistoryStore(root.scope(tenant));
+      }
+    })(root);
+    store.ids.push("ann", "bea");
+    const ann = new HistoryStore(root.scope("ann"));
+    await write(ann, "/memories/n.md", "first\n");
+    await executeCommand(ann, {
+      command: "str_replace",
+      path: "/memories/n.md",
+      old_str: "first",
+      new_str: "second, longer",
+    });
+    await write(new HistoryStore(root.scope("bea")), "/memories/n.md", "b\n");
+    const kept = (await ann.usage?.())?.historyBytes;
+    expect(kept).toBeGreaterThan(0);
+    const server = await startConsole(store, { pollMs: 50 });
+    const page = await browserOf().newPage();
+    const table = page.getByRole("table", { name: "Tenants" });
+    const cells = (n: number) => table.locator("tbody tr").nth(n).locator("td");
+    try {
+      await page.goto(`${server.url}?tenant=ann`);
+      await expect.poll(() => cells(0).nth(3).textContent()).toBe(`${kept} B`);
+      expect(await cells(1).nth(3).textContent()).toBe("0 B");
+      expect(await table.getByRole("columnheader").allTextContents()).toContain("History");
+      const files = await cells(0).nth(1).textContent();
+      await page.getByText("connected", { exact: true }).waitFor();
+      await write(ann, "/memories/more.md", "another\n");
+      await expect.poll(() => cells(0).nth(1).textContent()).toBe(String(Number(files) + 1));
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+
   it("shows no table for a store that lists no tenants", async () => {
     const store = new TenantStore(new InMemoryStore());
     await write(store.inner, "/memories/solo.md", "one tenant\n");

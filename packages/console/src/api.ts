@@ -18,6 +18,7 @@ export interface TenantInfo {
   id: string;
   files?: number;
   bytes?: number;
+  historyBytes?: number;
   lastAccess?: number;
 }
 export interface Entry {

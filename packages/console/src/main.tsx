@@ -89,7 +89,13 @@ function App() {
       <div class="columns">
         <nav class="side" aria-label="Memory">
           {(info.tenants || shownTenant !== undefined) && (
-            <Tenants lists={info.tenants} selected={shownTenant} onSelect={choose} quota={info.quota} />
+            <Tenants
+              lists={info.tenants}
+              selected={shownTenant}
+              onSelect={choose}
+              quota={info.quota}
+              refresh={refresh}
+            />
           )}
           <Search tenant={info.tenant ? undefined : tenant} hidden={hidden} onOpen={openFile} />
           <Tree

@@ -2,7 +2,7 @@
  * The tenants: a store's own list, paged (files, bytes, last access, quota use), or, for a store that
  * lists none, the one tenant the address names.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, type TenantInfo } from "./api.js";
 import { Shown } from "./shown.js";
 
@@ -12,11 +12,12 @@ const size = (bytes: number | undefined) =>
 const use = (value: number | undefined, max: number | undefined) =>
   value === undefined || max === undefined || max === 0 ? undefined : Math.round((value / max) * 100);
 
-type SortKey = "id" | "files" | "bytes" | "lastAccess" | "quota";
+type SortKey = "id" | "files" | "bytes" | "historyBytes" | "lastAccess" | "quota";
 const COLUMNS: [SortKey, string][] = [
   ["id", "Tenant"],
   ["files", "Files"],
   ["bytes", "Bytes"],
+  ["historyBytes", "History"],
   ["lastAccess", "Last access"],
   ["quota", "Quota use"],
 ];
@@ -27,9 +28,11 @@ interface Props {
   selected: string | undefined;
   onSelect: (id: string) => void;
   quota: { maxFiles?: number; maxTotalBytes?: number };
+  /** Changes when the live feed saw a change: the loaded pages are fetched again. */
+  refresh: number;
 }
 
-export function Tenants({ lists, selected, onSelect, quota }: Props) {
+export function Tenants({ lists, selected, onSelect, quota, refresh }: Props) {
   const limited = quota.maxFiles !== undefined || quota.maxTotalBytes !== undefined;
   const [tenants, setTenants] = useState<TenantInfo[]>([]);
   const [next, setNext] = useState<string | undefined>();
@@ -37,19 +40,51 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
   const [loaded, setLoaded] = useState(false);
   const [sort, setSort] = useState<{ key: SortKey; up: boolean }>({ key: "id", up: true });
 
+  // The `after` of each page loaded beyond the first, to fetch them all again on a change.
+  const pages = useRef<string[]>([]);
+  const reloading = useRef(false);
+
   const load = (after?: string) =>
     api
       .tenants(after, lists ? undefined : selected)
       .then((page) => {
+        if (after) pages.current.push(after);
+        else pages.current = [];
         setTenants((now) => (after ? [...now, ...page.tenants] : page.tenants));
         setNext(page.next);
         setLoaded(true);
       })
       .catch((e: Error) => setError(e.message));
 
+  const reload = async () => {
+    if (reloading.current) return;
+    reloading.current = true;
+    try {
+      const rows: TenantInfo[] = [];
+      let last: string | undefined;
+      for (const after of [undefined, ...pages.current]) {
+        const page = await api.tenants(after, lists ? undefined : selected);
+        rows.push(...page.tenants);
+        last = page.next;
+      }
+      setTenants(rows);
+      setNext(last);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      reloading.current = false;
+    }
+  };
+
   useEffect(() => {
     void load();
   }, [lists ? undefined : selected]);
+
+  useEffect(() => {
+    if (refresh > 0 && loaded) void reload();
+  }, [refresh]);
+
+  const kept = tenants.some((t) => t.historyBytes !== undefined);
 
   // A store without tenants (or none yet) gets no empty table.
   if (!error && (!loaded || tenants.length === 0)) return null;
@@ -64,22 +99,24 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
       <table aria-label="Tenants">
         <thead>
           <tr>
-            {COLUMNS.filter(([key]) => key !== "quota" || limited).map(([key, title]) => (
-              <th
-                scope="col"
-                key={key}
-                aria-sort={sort.key === key ? (sort.up ? "ascending" : "descending") : "none"}
-              >
-                <button
-                  type="button"
-                  class="sort"
-                  onClick={() => setSort({ key, up: sort.key === key ? !sort.up : key === "id" })}
+            {COLUMNS.filter(([key]) => (key !== "quota" || limited) && (key !== "historyBytes" || kept)).map(
+              ([key, title]) => (
+                <th
+                  scope="col"
+                  key={key}
+                  aria-sort={sort.key === key ? (sort.up ? "ascending" : "descending") : "none"}
                 >
-                  {title}
-                  <span aria-hidden="true">{sort.key === key ? (sort.up ? " ▲" : " ▼") : ""}</span>
-                </button>
-              </th>
-            ))}
+                  <button
+                    type="button"
+                    class="sort"
+                    onClick={() => setSort({ key, up: sort.key === key ? !sort.up : key === "id" })}
+                  >
+                    {title}
+                    <span aria-hidden="true">{sort.key === key ? (sort.up ? " ▲" : " ▼") : ""}</span>
+                  </button>
+                </th>
+              ),
+            )}
           </tr>
         </thead>
         <tbody>
@@ -92,6 +129,7 @@ export function Tenants({ lists, selected, onSelect, quota }: Props) {
               </td>
               <td>{t.files ?? "—"}</td>
               <td>{size(t.bytes)}</td>
+              {kept && <td>{size(t.historyBytes)}</td>}
               <td>
                 {t.lastAccess === undefined ? (
                   "—"

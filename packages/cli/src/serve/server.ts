@@ -25,7 +25,7 @@ import { changeRowsOf, hasChangeLog, type RollbackRequest, timeOf } from "./audi
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
 import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
 import { checkQuery, search } from "./search.js";
-import { ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
+import { addHistoryBytes, ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
 
 export interface ConsoleOptions {
   /** Address to bind. Default `127.0.0.1`; any other needs `token`. */
@@ -208,7 +208,9 @@ export const startConsole = async (
           limit: whole(q.get("limit"), 100, 1000),
           ...(after ? { after } : {}),
         });
-        return json(res, tenantPageOf(page));
+        const rows = tenantPageOf(page);
+        await addHistoryBytes(rows.tenants, stores);
+        return json(res, rows);
       }
       // A store that lists no tenants: the one the URL or the page names, if any.
       const tenant = fixedTenant ?? tenantOf(q);
