@@ -5,12 +5,20 @@ import { Shown } from "./shown.js";
 
 const KEEP = 50;
 
-export function Live({ tenant, onChange }: { tenant: string | undefined; onChange: () => void }) {
+interface Props {
+  tenant: string | undefined;
+  onChange: () => void;
+  /** Connect only once this is true: the first listing of a large store is not slowed by the feed's. */
+  ready: boolean;
+}
+
+export function Live({ tenant, onChange, ready }: Props) {
   const [changes, setChanges] = useState<LiveChange[]>([]);
   const [connected, setConnected] = useState(false);
 
   useEffect(() => {
     setChanges([]);
+    if (!ready) return;
     const source = new EventSource(api.eventsUrl(tenant));
     source.onopen = () => setConnected(true);
     source.onerror = () => setConnected(false);
@@ -20,7 +28,7 @@ export function Live({ tenant, onChange }: { tenant: string | undefined; onChang
       onChange();
     };
     return () => source.close();
-  }, [tenant]);
+  }, [tenant, ready]);
 
   return (
     <div class="live">

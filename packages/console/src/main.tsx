@@ -21,6 +21,7 @@ function App() {
   const [hidden, setHidden] = useState(false);
   const [refresh, setRefresh] = useState(0);
   const [auditing, setAuditing] = useState(false);
+  const [treeShown, setTreeShown] = useState(false);
 
   useEffect(() => {
     api
@@ -103,6 +104,7 @@ function App() {
             hidden={hidden}
             selected={path}
             onOpenFile={openFile}
+            onLoaded={() => setTreeShown(true)}
             refresh={refresh}
           />
         </nav>
@@ -129,7 +131,7 @@ function App() {
           )}
         </main>
         <aside class="feed">
-          <Live tenant={info.tenant ? undefined : tenant} onChange={bump} />
+          <Live tenant={info.tenant ? undefined : tenant} onChange={bump} ready={treeShown} />
         </aside>
       </div>
     </div>

@@ -14,9 +14,11 @@ interface Props {
   selected: string | undefined;
   onOpenFile: (path: string) => void;
   refresh: number;
+  /** Called once the root's listing is shown. */
+  onLoaded?: () => void;
 }
 
-export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
+export function Tree({ tenant, hidden, selected, onOpenFile, refresh, onLoaded }: Props) {
   const [children, setChildren] = useState<Map<string, Entry[]>>(new Map());
   const [omitted, setOmitted] = useState<Map<string, number>>(new Map());
   const [open, setOpen] = useState<Set<string>>(new Set(["/memories"]));
@@ -31,6 +33,7 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
       setChildren((now) => new Map(now).set(dir, listing.entries));
       setOmitted((now) => new Map(now).set(dir, listing.omitted));
       setError(undefined);
+      if (dir === "/memories") onLoaded?.();
     } catch (e) {
       setError((e as Error).message);
     }
