@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { launchChromium } from "@mem/testkit/chromium";
@@ -68,7 +68,7 @@ try {
 
 const report = `# mem serve on ${FOLDERS * PER_FOLDER} files (fs store)
 
-${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${RUNS} runs, in ms. The first paint includes the root listing, whose folder sizes make FsStore read every file's size.
+${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${RUNS} runs, in ms, ${cpus().length} cores (load average ${loadavg()[0]?.toFixed(1)} at the end). The first paint includes the root listing, whose folder sizes make FsStore read every file's size.
 
 | measure | median | min | max |
 | --- | ---: | ---: | ---: |
