@@ -2,7 +2,8 @@
  * `mem mcp` with the MCP SDK's real client over stdio: each server is the `mem` command itself, spawned
  * on the TypeScript sources (as the tests run them), serving an fs store.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -263,6 +264,52 @@ describe("mem mcp, store and options", () => {
       expect(result.stderr).toMatch(/^mem: Redis redis:\/\/app:\*\*\*@127\.0\.0\.1:1, prefix "x": [^\n]+\n$/);
       expect(result.stderr).not.toContain("MCP server at");
       expect(result.stderr).not.toContain("hunter2");
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
+    "serves /metrics beside --tenant-tokens to the --metrics-token only",
+    async () => {
+      const dir = newRoot();
+      mkdirSync(dir, { recursive: true });
+      const tokens = join(dir, "tokens.json");
+      const tenant = "tenant-token-of-alice-0123";
+      const operator = "the-operators-metrics-token";
+      writeFileSync(tokens, JSON.stringify({ [tenant]: "alice" }));
+      const [command = process.execPath, ...rest] = memCommandLine([
+        "mcp",
+        `fs:${join(dir, "store")}`,
+        "--http",
+        "--port",
+        "0",
+        "--tenant-tokens",
+        tokens,
+        "--metrics-token",
+        operator,
+      ]);
+      const child = spawn(command, rest, { cwd: PACKAGE_DIR, stdio: ["ignore", "ignore", "pipe"] });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let err = "";
+          child.stderr.on("data", (chunk: Buffer) => {
+            err += chunk.toString();
+            const found = /MCP server at (\S+)/.exec(err);
+            if (found) resolve(found[1] as string);
+          });
+          child.on("close", (code) => reject(new Error(`mem mcp exited ${code}: ${err}`)));
+        });
+        const metrics = (token: string) =>
+          fetch(url.replace(/\/mcp$/, "/metrics"), { headers: { authorization: `Bearer ${token}` } });
+        expect((await metrics(tenant)).status).toBe(401);
+        const scraped = await metrics(operator);
+        expect(scraped.status).toBe(200);
+        expect(await scraped.text()).toContain("mem_commands_total");
+      } finally {
+        const closed = new Promise((resolve) => child.on("close", resolve));
+        child.kill("SIGTERM");
+        await closed;
+      }
     },
     SPAWN_TIMEOUT,
   );
