@@ -1,0 +1,4 @@
+// The public surface of @mem/cloudflare: exactly what its README documents (test/exports.test.ts pins it).
+export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
+export { MemoryObject } from "./memory-object.js";
+export { type CloudflareMemoryTool, memoryTool } from "./memory-tool.js";
