@@ -39,3 +39,27 @@ export async function dumpObjects(): Promise<{ key: string; value: string }[]> {
   }
   return records;
 }
+
+/** Every row of the D1 database's tables, keyed by table and the row's key columns. */
+export async function dumpD1(): Promise<{ key: string; value: string }[]> {
+  const records: { key: string; value: string }[] = [];
+  const tables = await bindings.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mem%'",
+  ).all();
+  for (const { name } of tables.results as { name: string }[]) {
+    const rows = await bindings.DB.prepare(`SELECT * FROM "${name}"`).all();
+    for (const row of rows.results as Record<string, unknown>[]) {
+      const text = (v: unknown) =>
+        v instanceof ArrayBuffer
+          ? new TextDecoder().decode(v)
+          : Array.isArray(v)
+            ? new TextDecoder().decode(Uint8Array.from(v))
+            : String(v);
+      records.push({
+        key: `${name}/${String(row.tenant ?? row.parent ?? row.key ?? "")}/${String(row.path ?? row.id ?? "")}`,
+        value: Object.values(row).map(text).join("\u0000"),
+      });
+    }
+  }
+  return records;
+}
