@@ -8,8 +8,11 @@ export default defineConfig({
       miniflare: {
         compatibilityDate: "2026-10-01",
         compatibilityFlags: ["nodejs_compat"],
-        durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
-        d1Databases: ["DB"],
+        durableObjects: {
+          MEMORY: { className: "MemoryObject", useSQLite: true },
+          OTHER: { className: "OtherObject", useSQLite: true },
+        },
+        d1Databases: ["DB", "BROKEN"],
       },
     }),
   ],
