@@ -192,7 +192,7 @@ export class DurableObjectStore implements MemoryStore {
       const maybe = WRITES.has(parsed.command.command) && isNamespace(this.#namespace);
       return executeCommand(failing(toStoreFailure(error, "Durable Object", maybe)), parsed.command, options);
     }
-    if ("typeError" in reply) throw new TypeError(String((reply as { typeError: unknown }).typeError));
+    if (reply.typeError !== undefined) throw new TypeError(reply.typeError);
     if (reply.change) emitChange(onChange, reply.change);
     if (reply.unexpected && onUnexpectedError) {
       const error = Object.assign(new Error(reply.unexpected.message), { name: reply.unexpected.name });

@@ -95,7 +95,7 @@ export class MemoryObject extends DurableObject<Env> {
     return this.#alone(async () => {
       const files = this.#open(time);
       let change: ChangeEvent | undefined;
-      let unexpected: CommandReply["unexpected"];
+      let unexpected: { name: string; message: string } | undefined;
       let result: Awaited<ReturnType<typeof executeCommand>>;
       try {
         result = await executeCommand(files, command, {
@@ -109,16 +109,13 @@ export class MemoryObject extends DurableObject<Env> {
         });
       } catch (error) {
         // Only a bad option gets here (executeCommand's TypeError); the Worker throws it.
-        return { typeError: describe(error).message } as unknown as CommandReply;
+        return { result: { content: "", isError: true }, typeError: describe(error).message };
       }
       await this.#settle(address, binding, time);
-      const reply: { result: typeof result; change?: ChangeEvent; unexpected?: CommandReply["unexpected"] } =
-        {
-          result: { ...result },
-        };
-      if (change) reply.change = change;
-      if (unexpected) reply.unexpected = unexpected;
-      return reply;
+      const found: { change?: ChangeEvent; unexpected?: { name: string; message: string } } = {};
+      if (change) found.change = change;
+      if (unexpected) found.unexpected = unexpected;
+      return { result: { ...result }, ...found } satisfies CommandReply;
     });
   }
 

@@ -35,6 +35,8 @@ export interface CommandReply {
   readonly change?: MemoryChange;
   /** The name and message of an error the model saw only as a generic reason, for `onUnexpectedError`. */
   readonly unexpected?: { readonly name: string; readonly message: string };
+  /** A bad option: the `TypeError` message `executeCommand` rejected with, for the Worker to throw. */
+  readonly typeError?: string;
 }
 
 export type WireError =

@@ -64,7 +64,13 @@ describe("DurableObjectStore.execute: the command runs inside the object", () =>
   it("reports the change to onChange in the Worker, and carries the other options to the object", async () => {
     const store = new DurableObjectStore(bindings.MEMORY, { name: freshName() }).scope("t");
     const changes: unknown[] = [];
-    const options = { maxFiles: 1, actor: "agent-7", onChange: (change: unknown) => changes.push(change) };
+    const options = {
+      maxFiles: 1,
+      actor: "agent-7",
+      onChange: (change: unknown) => {
+        changes.push(change);
+      },
+    };
     expect(
       (await store.execute({ command: "create", path: "/memories/a.md", file_text: "a\n" }, options)).isError,
     ).toBe(false);
@@ -82,7 +88,7 @@ describe("DurableObjectStore.execute: the command runs inside the object", () =>
     await expect(
       store.execute(
         { command: "view", path: "/memories" },
-        { sensitive: { custom: [{ label: "x", test: () => null }] } },
+        { sensitive: { custom: [{ label: "x", test: /never/ }] } },
       ),
     ).rejects.toThrow(/sensitive\.custom/);
   });
