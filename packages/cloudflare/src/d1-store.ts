@@ -67,11 +67,16 @@ const bytesOf = (value: unknown): Uint8Array =>
 /** The ancestors of `path` below `/memories`, as one JSON parameter (D1 caps bound parameters at 100). */
 const ancestorsJson = (path: string): string => JSON.stringify(ancestorsOf(path).filter((a) => a !== ROOT));
 
-/** The state shared by a store and its scopes: the binding, and whether the tables exist yet. */
+/** The state shared by a store and its scopes: the binding. */
 interface Shared {
   readonly db: unknown;
-  ready: Promise<void> | null;
 }
+
+/**
+ * The tables' creation, once per binding in an isolate: a Worker that makes a `D1Store` per request
+ * pays the round trip once, not per request.
+ */
+const created = new WeakMap<object, Promise<void>>();
 
 /**
  * A `MemoryStore` on a D1 database, every tenant in the same tables. A missing binding or a D1 error is
@@ -101,7 +106,7 @@ export class D1Store implements MemoryStore {
   constructor(db: unknown, options: D1StoreOptions = {}) {
     checkOptions("D1Store", options);
     const expiry = expiryOf(options);
-    this.#shared = ScopeOf.current?.shared ?? { db, ready: null };
+    this.#shared = ScopeOf.current?.shared ?? { db };
     this.#tenant = ScopeOf.current?.tenant ?? "";
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
@@ -115,14 +120,18 @@ export class D1Store implements MemoryStore {
 
   /** Creates the tables once per binding (one round trip, the first time a store uses it). */
   #ready(db: D1Like): Promise<void> {
-    this.#shared.ready ??= db
-      .batch(D1_SCHEMA.map((statement) => db.prepare(statement)))
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        this.#shared.ready = null;
-        throw error;
-      });
-    return this.#shared.ready;
+    let ready = created.get(db);
+    if (!ready) {
+      ready = db
+        .batch(D1_SCHEMA.map((statement) => db.prepare(statement)))
+        .then(() => undefined)
+        .catch((error: unknown) => {
+          created.delete(db);
+          throw error;
+        });
+      created.set(db, ready);
+    }
+    return ready;
   }
 
   /**

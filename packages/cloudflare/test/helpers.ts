@@ -1,5 +1,7 @@
 import { env, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 
+export { countingD1, countingNamespace } from "@mem/testkit/cloudflare-counting";
+
 /** The bindings of the test Worker (see vitest.config.ts). */
 export const bindings = env as unknown as {
   MEMORY: DurableObjectNamespace;
@@ -7,42 +9,6 @@ export const bindings = env as unknown as {
   DB: D1Database;
   BROKEN: D1Database;
 };
-
-/** The namespace, passed through as it is, with every RPC to its objects counted by method name. */
-export function countingNamespace(namespace: DurableObjectNamespace): {
-  namespace: DurableObjectNamespace;
-  calls: Map<string, number>;
-} {
-  const calls = new Map<string, number>();
-  const counted = {
-    idFromName: (name: string) => namespace.idFromName(name),
-    get: (id: DurableObjectId) => {
-      const stub = namespace.get(id) as unknown as Record<string, (...args: unknown[]) => unknown>;
-      return new Proxy(stub, {
-        get(target, method: string) {
-          return (...args: unknown[]) => {
-            calls.set(method, (calls.get(method) ?? 0) + 1);
-            return target[method]?.(...args);
-          };
-        },
-      });
-    },
-  };
-  return { namespace: counted as unknown as DurableObjectNamespace, calls };
-}
-
-/** The database, passed through as it is, with its round trips (batches and single statements) counted. */
-export function countingD1(db: D1Database): { db: D1Database; roundTrips: () => number } {
-  let trips = 0;
-  const counted = {
-    prepare: (query: string) => db.prepare(query),
-    batch: (statements: D1PreparedStatement[]) => {
-      trips += 1;
-      return db.batch(statements);
-    },
-  };
-  return { db: counted as unknown as D1Database, roundTrips: () => trips };
-}
 
 let stores = 0;
 /** A name no other test's store uses, so each test starts with empty objects. */
