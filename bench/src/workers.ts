@@ -8,11 +8,11 @@
  *
  * Run: `npx -y pnpm@10 --filter @mem/bench bench:workers [--quick]` (writes `results/workers.md`).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { bundleWorker } from "@mem/testkit/workerd";
 import { Miniflare } from "miniflare";
 import { summarise } from "./stats.js";
 
@@ -26,22 +26,14 @@ const STORES = [
   ["d1", "D1Store"],
 ] as const;
 
-const scratch = mkdtempSync(join(tmpdir(), "mem-bench-workers-"));
-const script = join(scratch, "worker.mjs");
-await build({
-  entryPoints: [fileURLToPath(new URL("./workers/bench-worker.ts", import.meta.url))],
-  outfile: script,
-  bundle: true,
-  format: "esm",
-  platform: "neutral",
-  target: "es2022",
-  conditions: ["@mem/source", "workerd", "worker", "browser", "import"],
-  mainFields: ["module", "main"],
-  external: ["cloudflare:workers", "node:*"],
-  logLevel: "silent",
-});
 const worker = new Miniflare({
-  modules: [{ type: "ESModule", path: "worker.mjs", contents: readFileSync(script, "utf8") }],
+  modules: [
+    {
+      type: "ESModule",
+      path: "worker.mjs",
+      contents: await bundleWorker(fileURLToPath(new URL("./workers/bench-worker.ts", import.meta.url))),
+    },
+  ],
   compatibilityDate: "2026-07-01",
   compatibilityFlags: ["nodejs_compat"],
   durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
@@ -127,5 +119,4 @@ try {
   writeFileSync(out, report);
 } finally {
   await worker.dispose();
-  rmSync(scratch, { recursive: true, force: true });
 }

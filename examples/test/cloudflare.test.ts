@@ -1,9 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Conversation, type ScriptedApi, type ScriptedModel, startScriptedApi } from "@mem/testkit";
-import { build } from "esbuild";
+import { bundleWorker } from "@mem/testkit/workerd";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -35,27 +32,13 @@ const model: ScriptedModel = (conversation: Conversation) => {
 
 let api: ScriptedApi;
 let worker: Miniflare;
-let scratch: string;
+const example = fileURLToPath(new URL("../cloudflare/worker.ts", import.meta.url));
 
 beforeAll(async () => {
   api = await startScriptedApi({ model });
-  scratch = mkdtempSync(join(tmpdir(), "mem-cloudflare-example-"));
-  const script = join(scratch, "worker.mjs");
-  // The example as wrangler would bundle it, from the workspace's TypeScript sources.
-  await build({
-    entryPoints: [fileURLToPath(new URL("../cloudflare/worker.ts", import.meta.url))],
-    outfile: script,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    conditions: ["@mem/source", "workerd", "worker", "browser", "import"],
-    mainFields: ["module", "main"],
-    external: ["cloudflare:workers", "node:*"],
-    logLevel: "silent",
-  });
   worker = new Miniflare({
-    modules: [{ type: "ESModule", path: "worker.mjs", contents: readFileSync(script, "utf8") }],
+    // The example as wrangler would bundle it, from the workspace's TypeScript sources.
+    modules: [{ type: "ESModule", path: "worker.mjs", contents: await bundleWorker(example) }],
     compatibilityDate: "2026-07-01", // workerd refuses dates after its own build
     compatibilityFlags: ["nodejs_compat"],
     durableObjects: { MEMORY: { className: "MemoryObject", useSQLite: true } },
@@ -67,7 +50,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker?.dispose();
   await api?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
 const chat = async (user: string, message: string): Promise<{ reply: string; toolCalls: number }> => {

@@ -20,6 +20,3 @@ export const D1_SCHEMA: readonly string[] = [
   "CREATE TABLE IF NOT EXISTS mem_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)",
   "INSERT OR IGNORE INTO mem_meta (key, value) VALUES ('versions', 0)",
 ];
-
-/** `[path + "/", path + "0")`: every path beneath `path` in byte order ("0" follows "/"). */
-export const below = (path: string): [string, string] => [`${path}/`, `${path}0`];

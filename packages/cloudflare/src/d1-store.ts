@@ -39,8 +39,9 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { below, D1_SCHEMA } from "./d1-schema.js";
+import { D1_SCHEMA } from "./d1-schema.js";
 import { missingBinding, toStoreFailure } from "./failure.js";
+import { below, bytesOf } from "./rows.js";
 
 /** The part of a D1 binding the store uses (`D1Database` of `@cloudflare/workers-types`). */
 interface D1Like {
@@ -60,9 +61,6 @@ const isD1 = (value: unknown): value is D1Like =>
   value !== null &&
   typeof (value as D1Like).prepare === "function" &&
   typeof (value as D1Like).batch === "function";
-
-const bytesOf = (value: unknown): Uint8Array =>
-  value instanceof ArrayBuffer ? new Uint8Array(value) : Uint8Array.from(value as ArrayLike<number>);
 
 /** The ancestors of `path` below `/memories`, as one JSON parameter (D1 caps bound parameters at 100). */
 const ancestorsJson = (path: string): string => JSON.stringify(ancestorsOf(path).filter((a) => a !== ROOT));

@@ -29,6 +29,7 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
+import { below, bytesOf } from "./rows.js";
 
 /** The part of `ctx.storage.sql` the object uses (`SqlStorage` of `@cloudflare/workers-types`). */
 export interface SqlExec {
@@ -47,12 +48,6 @@ const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS mem_meta (key TEXT PRIMARY KEY, value)",
   "CREATE TABLE IF NOT EXISTS mem_tenants (id TEXT PRIMARY KEY)",
 ];
-
-/** `[path + "/", path + "0")`: every path beneath `path` in byte order ("0" follows "/"). */
-const below = (path: string): [string, string] => [`${path}/`, `${path}0`];
-
-const bytesOf = (value: unknown): Uint8Array =>
-  value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value as ArrayLike<number>);
 
 /**
  * What every request of the object carries from the Worker: the time (the Worker's clock, so a test's
