@@ -42,7 +42,10 @@ export function reasonOf(error: unknown, store: StoreName): string {
  */
 export function toStoreFailure(error: unknown, store: StoreName, mayBeApplied = false): Error {
   if (isStoreError(error)) return error as Error;
-  return new StoreFailureError(reasonOf(error, store), { cause: error, mayBeApplied });
+  const reason = reasonOf(error, store);
+  // A binding of the wrong kind refuses the call before anything runs: nothing can have been applied.
+  const refused = reason.startsWith("the ");
+  return new StoreFailureError(reason, { cause: error, mayBeApplied: mayBeApplied && !refused });
 }
 
 /** The failure of a store whose binding is not there (`env.MEMORY` or `env.DB` undefined). */

@@ -29,6 +29,7 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
+import { toStoreFailure } from "./failure.js";
 import { below, bytesOf } from "./rows.js";
 
 /** The part of `ctx.storage.sql` the object uses (`SqlStorage` of `@cloudflare/workers-types`). */
@@ -75,8 +76,20 @@ export class ObjectFiles implements MemoryStore {
     if (reclaim && time.expiryMs !== null) this.#reclaim();
   }
 
+  /** Runs one statement; an error of the object's storage (its size limit, say) becomes core's, naming it. */
+  #exec(
+    query: string,
+    ...bindings: unknown[]
+  ): { toArray(): Record<string, unknown>[]; rowsWritten: number } {
+    try {
+      return this.#sql.exec(query, ...bindings);
+    } catch (error) {
+      throw toStoreFailure(error, "Durable Object");
+    }
+  }
+
   #rows(query: string, ...bindings: unknown[]): Record<string, unknown>[] {
-    return this.#sql.exec(query, ...bindings).toArray();
+    return this.#exec(query, ...bindings).toArray();
   }
 
   #cutoff(): number | null {
@@ -102,7 +115,7 @@ export class ObjectFiles implements MemoryStore {
 
   #touch(path: string): void {
     if (this.#time.expiryMs !== null) {
-      this.#sql.exec("UPDATE mem_files SET accessed_at = ? WHERE path = ?", this.#time.now, path);
+      this.#exec("UPDATE mem_files SET accessed_at = ? WHERE path = ?", this.#time.now, path);
     }
   }
 
@@ -193,7 +206,7 @@ export class ObjectFiles implements MemoryStore {
       }
     }
     const version = this.#nextVersion();
-    this.#sql.exec(
+    this.#exec(
       `INSERT INTO mem_files (path, content, version, size, accessed_at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (path) DO UPDATE SET content = excluded.content, version = excluded.version,
          size = excluded.size, accessed_at = excluded.accessed_at`,
@@ -218,7 +231,7 @@ export class ObjectFiles implements MemoryStore {
   async delete(path: string): Promise<boolean> {
     if (path === ROOT) return false;
     const [from, to] = below(path);
-    const removed = this.#sql.exec(
+    const removed = this.#exec(
       "DELETE FROM mem_files WHERE path = ? OR (path > ? AND path < ?)",
       path,
       from,
@@ -234,7 +247,7 @@ export class ObjectFiles implements MemoryStore {
     const ancestor = this.#fileAncestor(to);
     if (ancestor && !isSameOrInside(ancestor, from)) throw new NotADirectoryError(to, ancestor);
     const [low, high] = below(from);
-    this.#sql.exec(
+    this.#exec(
       `UPDATE mem_files SET path = ? || substr(path, ?), accessed_at = ?
        WHERE path = ? OR (path > ? AND path < ?)`,
       to,

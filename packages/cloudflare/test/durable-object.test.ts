@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { loadGoldenTranscripts, playTranscript } from "@mem/conformance";
 import { executeCommand } from "@mem/core";
 import { describe, expect, it } from "vitest";
@@ -113,13 +114,28 @@ describe("DurableObjectStore failures", () => {
     const wrong = memoryTool(bindings.OTHER, "user-1");
     const result = await wrong.run({ command: "create", path: "/memories/a.md", file_text: "a" });
     expect(result.isError).toBe(true);
-    expect(result.content).toMatch(
-      /^Error: create failed for \/memories\/a\.md: the Durable Object binding is not a MemoryObject namespace/,
+    expect(result.content).toBe(
+      "Error: create failed for /memories/a.md: the Durable Object binding is not a MemoryObject namespace",
     );
     const view = await wrong.run({ command: "view", path: "/memories" });
     expect(view.content).toBe(
       "Error: view failed for /memories: the Durable Object binding is not a MemoryObject namespace",
     );
+  });
+
+  it("an error of the object's storage is the failure result naming the Durable Object, from inside the object", async () => {
+    const name = freshName();
+    const store = new DurableObjectStore(bindings.MEMORY, { name }).scope("t");
+    await store.execute({ command: "create", path: "/memories/a.md", file_text: "a\n" });
+    // The object's table goes away under it: every statement of the store now fails in SQLite.
+    const stub = bindings.MEMORY.get(bindings.MEMORY.idFromName(`${name}/t`));
+    await runInDurableObject(stub, (_object, state: DurableObjectState) => {
+      state.storage.sql.exec("DROP TABLE mem_files");
+    });
+    expect(await store.execute({ command: "view", path: "/memories/a.md" })).toEqual({
+      content: "Error: view failed for /memories/a.md: Durable Object storage error",
+      isError: true,
+    });
   });
 
   it("expires files through the object's alarm, with no request to the object", async () => {
