@@ -1,6 +1,4 @@
 // The public surface of @mem/cloudflare: exactly what its README documents (test/exports.test.ts pins it).
-
-export { D1Store, type D1StoreOptions } from "./d1-store.js";
-export { DurableObjectStore, type DurableObjectStoreOptions } from "./durable-object-store.js";
+// This is the Workers entry (export conditions `workerd` and `worker`); node.ts is the one Node loads.
 export { MemoryObject } from "./memory-object.js";
-export { type CloudflareMemoryTool, memoryTool } from "./memory-tool.js";
+export * from "./worker-side.js";
