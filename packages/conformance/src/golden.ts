@@ -1,12 +1,12 @@
 /**
  * Golden transcripts: the expected results of SPEC.md, written by hand as JSON data files under
- * `golden/`, and the loader that checks their shape.
+ * `golden/`, and the loader that checks their shape. The shipped files are embedded in a generated
+ * module, so loading them needs no file system (workerd, bundles); only a directory of one's own is read
+ * from disk, through the runtime's `node:fs` (Node, Deno and Bun have it).
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { resolveGuard, type SensitiveOptions } from "@mem/core";
 import type { ContentSpec } from "./content.js";
+import { goldenFiles } from "./golden/transcripts.generated.js";
 
 /** The `executeCommand` options a transcript may set (small limits keep budget tests cheap). */
 export interface TranscriptOptions {
@@ -57,11 +57,53 @@ export class GoldenFormatError extends Error {
   }
 }
 
-/** The directory holding the golden transcripts shipped with this package. */
-export const goldenDirectory: string = fileURLToPath(new URL("../golden/", import.meta.url));
+interface NodeBuiltins {
+  readonly fs: {
+    readdirSync(path: string): string[];
+    readFileSync(path: string, encoding: "utf8"): string;
+  };
+  readonly url: { fileURLToPath(url: URL): string };
+}
+
+/** `node:fs` and `node:url` where the runtime has them, loaded without a static import. */
+const nodeBuiltins = (): NodeBuiltins | null => {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof proc?.getBuiltinModule !== "function") return null;
+  const fs = proc.getBuiltinModule("node:fs") as NodeBuiltins["fs"] | undefined;
+  const url = proc.getBuiltinModule("node:url") as NodeBuiltins["url"] | undefined;
+  return fs && url ? { fs, url } : null;
+};
+
+const packageGolden = (): string => {
+  try {
+    const builtins = nodeBuiltins();
+    const url = new URL("../golden/", import.meta.url);
+    return builtins && url.protocol === "file:" ? builtins.url.fileURLToPath(url) : url.href;
+  } catch {
+    return "";
+  }
+};
 
 /**
- * Loads every `*.json` transcript of a directory, sorted by name, and checks each one's shape.
+ * The directory holding the golden transcripts shipped with this package, as a path where the package
+ * lies on a file system (otherwise the URL it was loaded from, or `""` inside a bundle).
+ */
+export const goldenDirectory: string = packageGolden();
+
+const parseFile = (name: string, text: string, source: string): GoldenTranscript => {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new GoldenFormatError(source, "file", `not valid JSON (${(error as Error).message})`);
+  }
+  return parseGoldenTranscript(value, name.slice(0, -".json".length), source);
+};
+
+/**
+ * Loads every `*.json` transcript, sorted by name, and checks each one's shape: without a directory, the
+ * transcripts shipped with this package (embedded, so no file system is needed); with one, the files of
+ * that directory (which needs `node:fs`).
  *
  * @example
  * ```ts
@@ -69,20 +111,18 @@ export const goldenDirectory: string = fileURLToPath(new URL("../golden/", impor
  * for (const t of loadGoldenTranscripts()) console.log(t.name, t.steps.length);
  * ```
  */
-export function loadGoldenTranscripts(directory: string = goldenDirectory): GoldenTranscript[] {
-  return readdirSync(directory)
+export function loadGoldenTranscripts(directory?: string): GoldenTranscript[] {
+  if (directory === undefined) {
+    return goldenFiles.map(([file, text]) => parseFile(file, text, `${goldenDirectory}${file}`));
+  }
+  const builtins = nodeBuiltins();
+  if (!builtins) throw new TypeError("loadGoldenTranscripts(directory) needs node:fs; call it without one");
+  const dir = directory.endsWith("/") ? directory : `${directory}/`;
+  return builtins.fs
+    .readdirSync(directory)
     .filter((file) => file.endsWith(".json"))
     .sort()
-    .map((file) => {
-      const source = join(directory, file);
-      let value: unknown;
-      try {
-        value = JSON.parse(readFileSync(source, "utf8"));
-      } catch (error) {
-        throw new GoldenFormatError(source, "file", `not valid JSON (${(error as Error).message})`);
-      }
-      return parseGoldenTranscript(value, basename(file, ".json"), source);
-    });
+    .map((file) => parseFile(file, builtins.fs.readFileSync(`${dir}${file}`, "utf8"), `${dir}${file}`));
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>

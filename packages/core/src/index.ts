@@ -41,7 +41,7 @@ export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";
-export type { Command, CommandName } from "./parse.js";
+export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";

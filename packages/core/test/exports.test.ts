@@ -118,6 +118,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "oneAtATime",
       "orderEntries",
       "parentOf",
+      "parseCommand",
       "pathOf",
       "purgeOptions",
       "readOnlyRefusal",

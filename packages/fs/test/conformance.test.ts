@@ -1,36 +1,4 @@
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type RawRecord, runConformance } from "@mem/conformance";
-import { FsStore, type FsStoreOptions } from "@mem/fs";
+import { runConformance } from "@mem/conformance";
+import { fsTarget } from "./helpers/conformance-target.js";
 
-const fresh = (options: Omit<FsStoreOptions, "root"> = {}) =>
-  new FsStore({ root: join(mkdtempSync(join(tmpdir(), "mem-fs-conformance-")), "memories"), ...options });
-
-/** Every directory and file under the root, by path, with the file's bytes: the raw medium. */
-const dump = async (store: FsStore): Promise<RawRecord[]> => {
-  const records: RawRecord[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      const stats = lstatSync(path);
-      if (stats.isDirectory()) {
-        records.push({ key: `${path}/`, value: "" });
-        walk(path);
-      } else records.push({ key: path, value: stats.isFile() ? readFileSync(path, "latin1") : "" });
-    }
-  };
-  walk(store.root);
-  return records;
-};
-
-runConformance({
-  name: "FsStore",
-  create: () => fresh(),
-  peer: (store) => new FsStore({ root: store.root }),
-  destroy: (store) => rmSync(join(store.root, ".."), { recursive: true, force: true }),
-  tenants: true,
-  exactQuotas: true,
-  createExpiring: (expiry) => fresh(expiry),
-  erasure: { dump },
-});
+runConformance(fsTarget);
