@@ -43,6 +43,7 @@ export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";
 export type { Command, CommandName } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
+export { MEMORY_DURATION_BUCKETS, MEMORY_METRICS, type MemoryMetric } from "./metric-names.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
 export { checkQuotaOptions, exceedsQuota, type QuotaOptions, usageOf } from "./quota.js";
