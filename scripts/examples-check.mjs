@@ -14,7 +14,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { root, workspacePackages } from "./workspace.mjs";
+import { root, SCRATCH_INSTALL_FLAGS, workspacePackages } from "./workspace.mjs";
 
 const started = Date.now();
 const problems = [];
@@ -100,19 +100,7 @@ for (const { dir, manifest } of packages.values()) {
       ...others.map((name) => `${name}@${versionFor(manifest, name)}`),
       `tsx@${rootManifest.devDependencies.tsx}`,
     ];
-    run(
-      "npm",
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        "--no-package-lock",
-        "--prefer-offline",
-        "--loglevel=error",
-        ...specs,
-      ],
-      { cwd: project },
-    );
+    run("npm", ["install", ...SCRATCH_INSTALL_FLAGS, ...specs], { cwd: project });
     const installed = others.map((name) => {
       const { version } = JSON.parse(
         readFileSync(join(project, "node_modules", name, "package.json"), "utf8"),
