@@ -10,13 +10,7 @@ import type { AddressInfo } from "node:net";
 import { checkContextManagement, checkToolResultImages, InvalidRequest } from "./request-checks.js";
 import { streamReply } from "./stream.js";
 import { toolUseId } from "./tool-results.js";
-import type {
-  Conversation,
-  Message,
-  ReceivedRequest,
-  Script,
-  ScriptedModel,
-} from "./types.js";
+import type { Conversation, Message, ReceivedRequest, Script, ScriptedModel } from "./types.js";
 
 export interface ScriptedMessagesApiOptions {
   /** Pause between streamed chunks, so that a terminal shows the text arriving. Default 0. */
