@@ -26,7 +26,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative } from "node:path";
-import { root, workspacePackages } from "./workspace.mjs";
+import { root, SCRATCH_INSTALL_FLAGS, workspacePackages } from "./workspace.mjs";
 
 const started = Date.now();
 const problems = [];
@@ -228,12 +228,7 @@ try {
     "npm",
     [
       "install",
-      "--no-audit",
-      "--no-fund",
-      "--no-package-lock",
-      // Registry metadata already in npm's cache is used without asking again; what is missing is fetched.
-      "--prefer-offline",
-      "--loglevel=error",
+      ...SCRATCH_INSTALL_FLAGS,
       "--ignore-scripts",
       ...tarballs.map((t) => t.file),
       `@anthropic-ai/sdk@${sdkRange}`,

@@ -30,3 +30,15 @@ export const workspacePackages = () =>
   workspaceFolders()
     .filter((dir) => existsSync(join(root, dir, "package.json")))
     .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) }));
+
+/**
+ * The flags of a plain `npm install` into a throw-away project: no audit, no lock file, quiet, and
+ * registry metadata already in npm's cache used without asking again (what is missing is fetched).
+ */
+export const SCRATCH_INSTALL_FLAGS = [
+  "--no-audit",
+  "--no-fund",
+  "--no-package-lock",
+  "--prefer-offline",
+  "--loglevel=error",
+];

@@ -4,9 +4,9 @@
  * tools. This is what `memoryTool()` and the SDK's tool runner do for you; write it yourself when you
  * need control over each turn (logging, approval, budgets).
  *
- * It runs offline: the demo's scripted Messages API (apps/demo/src/scripted-api.ts) stands in for the
- * real one and plays a small model that checks its memory, saves a preference and answers. With a real
- * key, drop `baseURL` and the scripted server.
+ * It runs offline: the scripted Messages API of `@mem/testing` stands in for the real one and plays a
+ * small model that checks its memory, saves a preference and answers. With a real key, drop `baseURL`
+ * and the scripted server.
  *
  * Run: npx -y pnpm@10 --filter @mem/examples agent-loop
  */
@@ -19,7 +19,7 @@ import {
   MEMORY_SYSTEM_PROMPT,
   MEMORY_TOOL_DEFINITION,
 } from "@mem/core/anthropic";
-import { type Conversation, type ScriptedModel, startScriptedApi } from "@mem/demo";
+import { type Conversation, type ScriptedModel, startScriptedMessagesApi } from "@mem/testing";
 
 /** The scripted model: each turn depends on how many tool results it has seen so far. */
 const model: ScriptedModel = (conversation: Conversation) => {
@@ -41,8 +41,8 @@ const model: ScriptedModel = (conversation: Conversation) => {
   return [{ type: "text", text: "Noted: green tea from now on." }];
 };
 
-const api = await startScriptedApi({ model });
-const client = new Anthropic({ apiKey: "offline", baseURL: api.baseURL });
+const api = await startScriptedMessagesApi(model);
+const client = new Anthropic({ apiKey: "offline", baseURL: api.url });
 const store = new InMemoryStore();
 
 const messages: BetaMessageParam[] = [{ role: "user", content: "Remember that I drink green tea." }];

@@ -1,18 +1,19 @@
 /**
- * The memory tool in an AI SDK agent, offline: a scripted Claude (the testkit's Messages API on a loopback
- * port) looks at its memory, writes a note, reads it back and answers. Against the real API, drop the
- * scripted server and `baseURL`, and set ANTHROPIC_API_KEY.
+ * The memory tool in an AI SDK agent, offline: a scripted Claude (the Messages API of `@mem/testing` on a
+ * loopback port) looks at its memory, writes a note, reads it back and answers. Against the real API,
+ * drop the scripted server and `baseURL`, and set ANTHROPIC_API_KEY.
  *
  * Run from packages/ai-sdk:  npx tsx --conditions=@mem/source examples/quick-start.ts
+ * or, in a project of your own:  npm install @mem/ai-sdk @mem/core @mem/testing ai @ai-sdk/anthropic tsx
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { memoryTools } from "@mem/ai-sdk";
 import { InMemoryStore, MEMORY_SYSTEM_PROMPT, type ToolResult } from "@mem/core";
-import { oneCallPerTurn, startScriptedApi } from "@mem/testkit";
+import { memoryScript, startScriptedMessagesApi } from "@mem/testing";
 import { generateText, stepCountIs } from "ai";
-import { memoryTool } from "../src/index.js";
 
-const api = await startScriptedApi({
-  model: oneCallPerTurn(
+const api = await startScriptedMessagesApi(
+  memoryScript(
     [
       { command: "view", path: "/memories" },
       { command: "create", path: "/memories/project.md", file_text: "# Project\n- timeouts: 30s\n" },
@@ -20,16 +21,16 @@ const api = await startScriptedApi({
     ],
     "Noted: timeouts are 30s.",
   ),
-});
+);
 
 try {
-  const anthropic = createAnthropic({ apiKey: "offline", baseURL: `${api.baseURL}/v1` });
+  const anthropic = createAnthropic({ apiKey: "offline", baseURL: `${api.url}/v1` });
   const store = new InMemoryStore();
   const { text, steps } = await generateText({
-    model: anthropic("claude-sonnet-4-5"),
+    model: anthropic("claude-sonnet-5-5"),
     maxOutputTokens: 1024,
     system: MEMORY_SYSTEM_PROMPT,
-    tools: { memory: memoryTool(store) },
+    tools: { ...memoryTools(store) },
     stopWhen: stepCountIs(10),
     prompt: "Remember that our timeouts are 30s.",
   });
@@ -40,7 +41,7 @@ try {
     }
   }
   console.log(`Claude: ${text}`);
-  console.log(`tools declared: ${JSON.stringify(api.received[0]?.body["tools"])}`);
+  console.log(`tools declared: ${JSON.stringify(api.requests[0]?.body["tools"])}`);
 } finally {
   await api.close();
 }

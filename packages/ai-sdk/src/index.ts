@@ -5,3 +5,4 @@ export {
   type ToolResultOutput,
   toModelOutput,
 } from "./memory-tool.js";
+export { type MemoryTools, type MemoryToolsOptions, memoryTools } from "./memory-tools.js";

@@ -43,7 +43,8 @@ export const toModelOutput = (result: ToolResult): ToolResultOutput => {
 const ANY_INPUT = jsonSchema<unknown>({});
 
 /**
- * The memory tool for `generateText` and `streamText`: Claude receives Anthropic's `memory_20250818` tool
+ * The memory tool for `generateText` and `streamText`, to put under the key `memory` (a call under any
+ * other key fails in the AI SDK; `memoryTools` holds it there): Claude receives Anthropic's `memory_20250818` tool
  * (not a custom function), and every call runs through `executeCommand`, so results are the spec's exact
  * strings. The AI SDK starts the calls of one step at once; the tool runs them one at a time in the order
  * the model wrote them (a `create` and an edit of the same file in one step must not race). Give each
@@ -55,13 +56,13 @@ const ANY_INPUT = jsonSchema<unknown>({});
  * ```ts
  * import { anthropic } from "@ai-sdk/anthropic";
  * import { MEMORY_SYSTEM_PROMPT } from "@mem/core";
- * import { memoryTool } from "@mem/ai-sdk";
+ * import { memoryTools } from "@mem/ai-sdk";
  * import { generateText, stepCountIs } from "ai";
  *
  * const { text } = await generateText({
- *   model: anthropic("claude-sonnet-4-5"),
+ *   model: anthropic("claude-sonnet-5-5"),
  *   system: MEMORY_SYSTEM_PROMPT,
- *   tools: { memory: memoryTool(store) },
+ *   tools: { ...memoryTools(store) },
  *   stopWhen: stepCountIs(10),
  *   prompt: "What did we decide last time?",
  * });

@@ -13,8 +13,11 @@ describe("public surface", { timeout: 120_000 }, () => {
     expect(names).toEqual([
       "MemoryTool",
       "MemoryToolOptions",
+      "MemoryTools",
+      "MemoryToolsOptions",
       "ToolResultOutput",
       "memoryTool",
+      "memoryTools",
       "toModelOutput",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);

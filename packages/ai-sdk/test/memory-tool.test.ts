@@ -8,16 +8,20 @@ import { FsStore } from "@mem/fs";
 import { RedisStore } from "@mem/redis";
 import { type Converse, describeMemoryToolChecks } from "@mem/testkit/integration-checks";
 import { generateText, stepCountIs, streamText } from "ai";
-import { memoryTool } from "../src/index.js";
+import { describe, expect, it } from "vitest";
+import { memoryTool, memoryTools } from "../src/index.js";
 
-/** Runs the script through `generateText` or `streamText` with the memory tool on the store. */
+/**
+ * Runs the script through `generateText` or `streamText` with the memory tools on the store: spread from
+ * `memoryTools`, or `memoryTool` under its key.
+ */
 const run =
-  (stream: boolean): Converse<MemoryStore> =>
+  (stream: boolean, spread = true): Converse<MemoryStore> =>
   async (api, store, script, options = {}) => {
     const provider = createAnthropic({ apiKey: "offline", baseURL: `${api.baseURL}/v1` });
     const settings = {
       model: provider("claude-test"),
-      tools: { memory: memoryTool(store, options) },
+      tools: spread ? { ...memoryTools(store, options) } : { memory: memoryTool(store, options) },
       stopWhen: stepCountIs(script.length + 2),
       maxRetries: 0,
       maxOutputTokens: 1024,
@@ -28,11 +32,27 @@ const run =
     return await result.text;
   };
 
-describeMemoryToolChecks<MemoryStore>("memoryTool", {
+describeMemoryToolChecks<MemoryStore>("memoryTools", {
   Directory: FsStore,
   Redis: RedisStore,
-  modes: { generateText: run(false), streamText: run(true) },
+  modes: {
+    generateText: run(false),
+    streamText: run(true),
+    "memoryTool under tools.memory": run(false, false),
+  },
   fresh: () => new InMemoryStore(),
   execute: executeCommand,
   content: toolResultContent,
+});
+
+describe("memoryTools", () => {
+  it("holds each tool under the key Claude calls it by, and only those", () => {
+    const tools = memoryTools(new InMemoryStore());
+    expect(Object.keys(tools)).toEqual(["memory"]);
+    expect(tools.memory).toMatchObject({ type: "provider", id: "anthropic.memory_20250818" });
+  });
+
+  it("a bad sensitive option is a TypeError at once, as for memoryTool", () => {
+    expect(() => memoryTools(new InMemoryStore(), { sensitive: 1 as never })).toThrow(TypeError);
+  });
 });

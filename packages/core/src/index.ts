@@ -39,6 +39,7 @@ export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
+export { MEMORY_DURATION_BUCKETS, MEMORY_METRICS, type MemoryMetric } from "./metric-names.js";
 export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";
 export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";

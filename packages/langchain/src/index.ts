@@ -6,4 +6,5 @@ export {
   memoryTool,
   memoryToolNode,
 } from "./memory-tool.js";
-export { markToolErrors, toToolMessage } from "./tool-message.js";
+export { type MemoryMiddleware, type MemoryMiddlewareOptions, memoryMiddleware } from "./middleware.js";
+export { markToolErrors, toToolMessage, withMarkedToolErrors } from "./tool-message.js";

@@ -1,8 +1,8 @@
 /** The memory tool for ChatAnthropic, and the executor that answers its calls. */
-import { tools } from "@langchain/anthropic";
 import { AIMessage, type BaseMessage, type ToolMessage } from "@langchain/core/messages";
 import type { ToolCall } from "@langchain/core/messages/tool";
 import { RunnableLambda } from "@langchain/core/runnables";
+import { type DynamicStructuredTool, tool } from "@langchain/core/tools";
 import {
   type ExecuteOptions,
   executeCommand,
@@ -16,8 +16,18 @@ import { toToolMessage } from "./tool-message.js";
 /** Everything `executeCommand` takes: limits, quotas, `createOverwrites`, the guard, hooks. */
 export type MemoryToolOptions = ExecuteOptions;
 
-/** The tool `memoryTool` returns: @langchain/anthropic's `memory_20250818` tool. */
-export type MemoryTool = ReturnType<typeof tools.memory_20250818>;
+/**
+ * The tool `memoryTool` returns: named `memory`, declared to Anthropic as `memory_20250818` (the
+ * definition `@langchain/anthropic`'s `tools.memory_20250818` gives), taking any input.
+ */
+export type MemoryTool = DynamicStructuredTool;
+
+/** What ChatAnthropic's `bindTools` declares for the tool: Anthropic's own memory tool. */
+const PROVIDER_TOOL = { type: "memory_20250818", name: "memory" } as const;
+
+// The engine validates the raw input itself: an empty JSON Schema lets every input through LangChain's
+// own check (which would throw ToolInputParsingException), so malformed input gets the spec's error.
+const ANY_INPUT: Record<string, unknown> = {};
 
 /** What a `ToolNode` takes: the messages, or a graph state holding them. */
 export type MemoryToolNodeInput = BaseMessage[] | { messages: BaseMessage[] };
@@ -25,23 +35,25 @@ export type MemoryToolNodeInput = BaseMessage[] | { messages: BaseMessage[] };
 export type MemoryToolNodeOutput = ToolMessage[] | { messages: ToolMessage[] };
 
 /**
- * The memory tool to bind to ChatAnthropic (`model.bindTools([memoryTool(store)])`): the request declares
- * Anthropic's `memory_20250818` tool, not a custom function. Invoked with a tool call, it answers with the
- * `ToolMessage` of {@link memoryToolNode}; with bare arguments, with the result's text. Its schema is the
- * provider's, so malformed input is refused by LangChain before it runs: let {@link memoryToolNode} run
- * the calls to give the model the spec's messages for them.
+ * The memory tool to bind to ChatAnthropic (`model.bindTools([memoryTool(store)])`), or to give
+ * `createAgent` or LangGraph's `ToolNode`: the request declares Anthropic's `memory_20250818` tool, not a
+ * custom function. Invoked with a tool call, it answers with the `ToolMessage` of {@link memoryToolNode};
+ * with bare arguments, with the result's text. It takes any input: malformed arguments get the spec's
+ * error from the engine, never a schema error of LangChain.
  */
 export const memoryTool = (store: MemoryStore, options: MemoryToolOptions = {}): MemoryTool => {
   resolveGuard(options.sensitive);
   const queue = oneAtATime();
-  return tools.memory_20250818({
-    // @langchain/anthropic types `execute` with the input only; LangChain passes the run config second.
-    execute: (async (input: unknown, config?: { toolCall?: { id?: string } }) => {
+  const memory = tool(
+    async (input: unknown, config?: { toolCall?: { id?: string } }) => {
       const result = await queue(() => executeCommand(store, input, options));
       const id = config?.toolCall?.id;
       return id ? toToolMessage(result, id) : result.content;
-    }) as unknown as (input: unknown) => Promise<string>,
-  });
+    },
+    { name: "memory", description: "Anthropic's memory tool (memory_20250818)", schema: ANY_INPUT },
+  ) as unknown as MemoryTool;
+  memory.extras = { ...memory.extras, providerToolDefinition: { ...PROVIDER_TOOL } };
+  return memory;
 };
 
 const lastAiMessage = (messages: readonly BaseMessage[]): AIMessage | undefined => {

@@ -1,6 +1,8 @@
 /** Engine results as LangChain messages, and the error flag ChatAnthropic needs to see. */
 
-import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
+import { type BaseMessage, type BaseMessageLike, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { type Runnable, RunnableLambda } from "@langchain/core/runnables";
 import { type ToolResult, toContentBlocks } from "@mem/core";
 
 /**
@@ -29,8 +31,10 @@ export const toToolMessage = (result: ToolResult, toolCallId: string): ToolMessa
  * const reply = await model.invoke(markToolErrors(messages));
  * ```
  */
-export const markToolErrors = (messages: readonly BaseMessage[]): BaseMessage[] =>
-  messages.map((message) =>
+export function markToolErrors(messages: readonly BaseMessage[]): BaseMessage[];
+export function markToolErrors(messages: readonly BaseMessageLike[]): BaseMessageLike[];
+export function markToolErrors(messages: readonly BaseMessageLike[]): BaseMessageLike[] {
+  return messages.map((message) =>
     ToolMessage.isInstance(message) && message.status === "error"
       ? new HumanMessage({
           content: [
@@ -44,3 +48,25 @@ export const markToolErrors = (messages: readonly BaseMessage[]): BaseMessage[] 
         })
       : message,
   );
+}
+
+/**
+ * `model` (a chat model with the memory tool bound) behind {@link markToolErrors}: each call gets the
+ * messages with tool errors marked. For hand-built LangGraph graphs whose tools node is the prebuilt
+ * `ToolNode`: the model node calls the wrapper instead of the model. Input other than a list of messages
+ * is passed on as it is.
+ *
+ * @example
+ * ```ts
+ * const callModel = async (state: { messages: BaseMessage[] }) => ({
+ *   messages: [await withMarkedToolErrors(model).invoke(state.messages)],
+ * });
+ * ```
+ */
+export const withMarkedToolErrors = <Output>(
+  model: Runnable<BaseLanguageModelInput, Output>,
+): Runnable<BaseLanguageModelInput, Output> =>
+  RunnableLambda.from(
+    (input: BaseLanguageModelInput): BaseLanguageModelInput =>
+      Array.isArray(input) ? markToolErrors(input) : input,
+  ).pipe(model);

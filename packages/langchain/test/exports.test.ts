@@ -11,14 +11,18 @@ describe("public surface", { timeout: 120_000 }, () => {
   it("@mem/langchain exports exactly the names its README documents", () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
+      "MemoryMiddleware",
+      "MemoryMiddlewareOptions",
       "MemoryTool",
       "MemoryToolNodeInput",
       "MemoryToolNodeOutput",
       "MemoryToolOptions",
       "markToolErrors",
+      "memoryMiddleware",
       "memoryTool",
       "memoryToolNode",
       "toToolMessage",
+      "withMarkedToolErrors",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { InMemoryStore } from "@mem/core";
+import { InMemoryStore, MEMORY_METRICS } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, describe, expect, it } from "vitest";
@@ -30,16 +30,44 @@ const scrape = async (url: string, token?: string) => {
   return { status: response.status, type: response.headers.get("content-type"), text: await response.text() };
 };
 
+/** The commands counted by the duration histogram (its `_count` samples), by command and outcome. */
 const counts = (text: string): Record<string, number> => {
-  const family = parsePrometheusTextFormat(text).find((f) => f.name === "mem_commands_total");
-  const out: Record<string, number> = {};
-  for (const sample of family?.metrics ?? []) {
-    out[`${sample.labels!["command"]} ${sample.labels!["outcome"]}`] = Number(sample.value);
-  }
-  return out;
+  const name = `${MEMORY_METRICS.duration.prometheus}_count`;
+  const lines = text.matchAll(
+    new RegExp(`^${name}\\{memory_command="(\\w+)",memory_outcome="(\\w+)"\\} (\\d+)$`, "gm"),
+  );
+  return Object.fromEntries(
+    [...lines].map(([, command, outcome, n]) => [`${command} ${outcome}`, Number(n)]),
+  );
+};
+
+/** A counter's samples as `{ "label=value,...": value }`. */
+const samples = (text: string, name: string): Record<string, number> => {
+  const family = parsePrometheusTextFormat(text).find((f) => f.name === name);
+  return Object.fromEntries(
+    (family?.metrics ?? []).map((m) => [
+      Object.entries(m.labels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+      Number(m.value),
+    ]),
+  );
 };
 
 describe("/metrics", () => {
+  it("serves exactly the families of MEMORY_METRICS, OpenTelemetry's names as Prometheus names them", async () => {
+    const server = await serve(new InMemoryStore());
+    const client = await httpClient(server.url);
+    await callMemoryTool(client, { command: "view", path: "/memories" });
+    await client.close();
+    const families = parsePrometheusTextFormat((await scrape(server.url)).text);
+    expect(families.map((f) => [f.name, f.type.toLowerCase()]).sort()).toEqual(
+      Object.values(MEMORY_METRICS)
+        .map((m) => [m.prometheus, m.kind])
+        .sort(),
+    );
+  });
+
   it("counts the commands run, by command and outcome, in Prometheus's text format", async () => {
     const server = await serve(new InMemoryStore());
     const client = await httpClient(server.url);
@@ -62,15 +90,18 @@ describe("/metrics", () => {
       "create refused": 1,
       "str_replace ok": 1,
     });
-    const families = parsePrometheusTextFormat(scraped.text);
-    const duration = families.find((f) => f.name === "mem_command_duration_seconds")!;
-    expect(duration.type).toBe("HISTOGRAM");
-    expect(duration.metrics.length).toBeGreaterThan(0);
-    expect(scraped.text).toContain('mem_command_duration_seconds_count{command="view",outcome="error"} 1');
-    const written = families.find((f) => f.name === "mem_bytes_written_total")!;
-    expect(Object.fromEntries(written.metrics.map((m) => [m.labels!["command"], Number(m.value)]))).toEqual({
-      create: 8,
-      str_replace: 2,
+    expect(scraped.text).toContain(
+      'memory_command_duration_seconds_count{memory_command="view",memory_outcome="error"} 1',
+    );
+    expect(samples(scraped.text, "memory_command_errors_total")).toEqual({
+      "memory_command=view,error_type=not_found": 1,
+    });
+    expect(samples(scraped.text, "memory_guard_refusals_total")).toEqual({
+      "memory_command=create,error_type=sensitive": 1,
+    });
+    expect(samples(scraped.text, "memory_bytes_written_bytes_total")).toEqual({
+      "memory_command=create": 8,
+      "memory_command=str_replace": 2,
     });
     expect(scraped.text).not.toContain("AKIAIOSFODNN7EXAMPLE");
   });
@@ -100,13 +131,13 @@ describe("/metrics with tenant tokens", () => {
     for (const presented of [alice, bob, undefined]) {
       const scraped = await scrape(closed.url, presented);
       expect(scraped.status).toBe(401);
-      expect(scraped.text).not.toContain("mem_commands_total");
+      expect(scraped.text).not.toContain("memory_command_duration_seconds_count");
     }
     const open = await serve(root, { tenantFromToken, metricsToken: operator });
     expect((await scrape(open.url, alice)).status).toBe(401);
     const scraped = await scrape(open.url, operator);
     expect(scraped.status).toBe(200);
-    expect(scraped.text).toContain("mem_commands_total");
+    expect(scraped.text).toContain("memory_command_duration_seconds_count");
     // The operator's token opens /metrics only, not anyone's memory.
     expect(
       (await fetch(open.url, { method: "POST", headers: { authorization: `Bearer ${operator}` } })).status,

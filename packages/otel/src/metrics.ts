@@ -1,42 +1,32 @@
-/** The `memory.*` metrics, recorded once per command. */
-import type { CommandTrace } from "@mem/core";
+/** The `memory.*` metrics, recorded once per command, under the names of core's `MEMORY_METRICS`. */
+import { type CommandTrace, MEMORY_DURATION_BUCKETS, MEMORY_METRICS } from "@mem/core";
 import type { Attributes, Meter } from "@opentelemetry/api";
 import { ATTR } from "./names.js";
 
 /** The metric names this package records. */
 export const METRICS = {
-  duration: "memory.command.duration",
-  errors: "memory.command.errors",
-  retries: "memory.conflict.retries",
-  bytesWritten: "memory.bytes.written",
-  refusals: "memory.guard.refusals",
+  duration: MEMORY_METRICS.duration.name,
+  errors: MEMORY_METRICS.errors.name,
+  retries: MEMORY_METRICS.retries.name,
+  bytesWritten: MEMORY_METRICS.bytesWritten.name,
+  refusals: MEMORY_METRICS.refusals.name,
 } as const;
 
-// Seconds: a memory command takes from microseconds (in process) to seconds (a slow remote store).
-const BOUNDARIES = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const counter = (
+  meter: Meter,
+  metric: (typeof MEMORY_METRICS)[Exclude<keyof typeof MEMORY_METRICS, "duration">],
+) => meter.createCounter(metric.name, { description: metric.description, unit: metric.unit });
 
 export const createInstruments = (meter: Meter) => {
-  const duration = meter.createHistogram(METRICS.duration, {
-    description: "Duration of memory tool commands",
-    unit: "s",
-    advice: { explicitBucketBoundaries: BOUNDARIES },
+  const duration = meter.createHistogram(MEMORY_METRICS.duration.name, {
+    description: MEMORY_METRICS.duration.description,
+    unit: MEMORY_METRICS.duration.unit,
+    advice: { explicitBucketBoundaries: [...MEMORY_DURATION_BUCKETS] },
   });
-  const errors = meter.createCounter(METRICS.errors, {
-    description: "Memory tool commands that ended in an error result (refusals not included)",
-    unit: "{command}",
-  });
-  const retries = meter.createCounter(METRICS.retries, {
-    description: "Edits retried because another writer changed the file in between",
-    unit: "{retry}",
-  });
-  const bytesWritten = meter.createCounter(METRICS.bytesWritten, {
-    description: "File bytes written by memory tool commands",
-    unit: "By",
-  });
-  const refusals = meter.createCounter(METRICS.refusals, {
-    description: "Writes refused by a policy: the sensitive-data guard, a quota or the file size limit",
-    unit: "{command}",
-  });
+  const errors = counter(meter, MEMORY_METRICS.errors);
+  const retries = counter(meter, MEMORY_METRICS.retries);
+  const bytesWritten = counter(meter, MEMORY_METRICS.bytesWritten);
+  const refusals = counter(meter, MEMORY_METRICS.refusals);
 
   return {
     record(command: CommandTrace, seconds: number): void {

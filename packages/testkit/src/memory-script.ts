@@ -3,7 +3,16 @@
  * the `tool_result` blocks the next request must carry for given answers, and a store wrapper that makes
  * concurrent edits of one file race for certain.
  */
-import type { Block, Conversation, ScriptedBlock, ScriptedModel } from "./scripted-api.js";
+import {
+  type Block,
+  type ContentBlock,
+  type Conversation,
+  type ScriptedBlock,
+  type ScriptedModel,
+  toolResult,
+  toolResults,
+  toolUse,
+} from "@mem/testing";
 
 /** A 16-byte PNG (signature and the start of IHDR): enough for a view to answer with an image. */
 export const PNG_BYTES = new Uint8Array([
@@ -81,7 +90,7 @@ export const scriptedMemoryModel =
   (conversation: Conversation): ScriptedBlock[] => {
     const turn = script[conversation.messages.filter((m) => m.role === "assistant").length];
     if (!turn) return [{ type: "text", text: finalText }];
-    return turn.calls.map((input) => ({ type: "tool_use", name: "memory", input }));
+    return turn.calls.map((input) => toolUse("memory", input));
   };
 
 /**
@@ -102,20 +111,13 @@ export const expectedToolResults = (answers: readonly (readonly Answer[])[]): Re
   let uses = 0;
   return answers.map((turn) =>
     turn.map((answer) => ({
-      type: "tool_result",
-      tool_use_id: `toolu_demo_${String(++uses).padStart(3, "0")}`,
-      content: answer.content,
-      ...(answer.isError && { is_error: true }),
+      ...toolResult(++uses, answer.content as ContentBlock[] | string, { isError: answer.isError }),
     })),
   );
 };
 
 /** The `tool_result` blocks of a request's last message. */
-export const lastToolResults = (body: Record<string, unknown>): Block[] => {
-  const messages = body["messages"] as { content: string | Block[] }[];
-  const content = messages.at(-1)?.content;
-  return Array.isArray(content) ? content.filter((b) => b.type === "tool_result") : [];
-};
+export const lastToolResults = (body: Record<string, unknown>): Block[] => toolResults({ body, headers: {} });
 
 /** What {@link raceReads} saw. */
 export interface RaceCounts {
