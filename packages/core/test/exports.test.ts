@@ -59,6 +59,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "NotFoundError",
       "OptionChecks",
       "PathCheck",
+      "PathLimits",
       "PurgeOptions",
       "PurgeResult",
       "QuotaExceededError",
