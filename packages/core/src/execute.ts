@@ -166,6 +166,9 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     const value = options[key];
     if (typeof value === "number" && value >= 0) settings[key] = value;
   }
+  const storeMax = store.maxFileBytes;
+  if (typeof storeMax === "number" && storeMax >= 0 && storeMax < settings.maxFileBytes)
+    settings.maxFileBytes = storeMax;
 
   const parsed = parseCommand(input);
   if (!parsed.ok) return fail(parsed.error);

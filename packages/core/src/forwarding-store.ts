@@ -50,6 +50,9 @@ export class ForwardingStore implements MemoryStore {
   get pathLimits(): PathLimits | undefined {
     return this.inner.pathLimits;
   }
+  get maxFileBytes(): number | undefined {
+    return this.inner.maxFileBytes;
+  }
   get backend(): string | undefined {
     return this.inner.backend;
   }

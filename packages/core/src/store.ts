@@ -271,6 +271,13 @@ export interface MemoryStore {
   /** Optional: limits on paths the store cannot go beyond; the path validator refuses such paths (SPEC §2). */
   readonly pathLimits?: PathLimits | undefined;
 
+  /**
+   * Optional: the largest file the store can hold, in bytes. Core then uses it as `maxFileBytes` when it
+   * is below the application's (SPEC §4's size error names it), so a write over it is refused before any
+   * storage call.
+   */
+  readonly maxFileBytes?: number | undefined;
+
   /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
   isReservedName?(name: string): boolean;
 

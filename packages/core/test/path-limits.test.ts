@@ -80,3 +80,39 @@ describe("store-declared path limits (SPEC §2)", () => {
     expect(validatePath(deep).ok).toBe(true);
   });
 });
+
+describe("a store's own largest file (MemoryStore.maxFileBytes)", () => {
+  class SmallStore extends InMemoryStore {
+    readonly maxFileBytes = 10;
+  }
+
+  it("refuses a write over it with SPEC's size error, before any storage call", async () => {
+    const store = new ForwardingStore(new SmallStore());
+    const big = await executeCommand(store, {
+      command: "create",
+      path: "/memories/a",
+      file_text: "x".repeat(11),
+    });
+    expect(big.content).toBe(
+      "Error: File /memories/a would be 11 bytes, which exceeds the limit of 10 bytes",
+    );
+    expect(await store.stat("/memories/a")).toBeNull();
+    const ok = await executeCommand(store, {
+      command: "create",
+      path: "/memories/a",
+      file_text: "x".repeat(10),
+    });
+    expect(ok.isError).toBe(false);
+  });
+
+  it("leaves a smaller application limit in force", async () => {
+    const result = await executeCommand(
+      new SmallStore(),
+      { command: "create", path: "/memories/a", file_text: "x".repeat(6) },
+      { maxFileBytes: 5 },
+    );
+    expect(result.content).toBe(
+      "Error: File /memories/a would be 6 bytes, which exceeds the limit of 5 bytes",
+    );
+  });
+});
