@@ -107,6 +107,7 @@ export async function startScriptedMemoryStores(
             res,
             500,
             errorBody(new ApiError(500, { type: "api_error", message: "internal error" }), requestId),
+            requestId,
           );
         return;
       }
