@@ -40,8 +40,13 @@ export interface ScriptedMemoryStores {
   readonly requests: RecordedRequest[];
   /** Creates a memory store directly (no request) and returns its id. */
   createStore(name?: string): string;
-  /** Applies `fault` to the next `times` requests (default 1) of `route` (a `RecordedRequest.route`). */
-  inject(route: string, fault: ScriptedFault, times?: number): void;
+  /**
+   * Applies `fault` to `times` requests (default 1) of `route` (a `RecordedRequest.route`), after letting
+   * the next `after` (default 0) through.
+   */
+  inject(route: string, fault: ScriptedFault, options?: { times?: number; after?: number }): void;
+  /** Drops every fault still waiting. */
+  clearFaults(): void;
   close(): Promise<void>;
 }
 
@@ -75,7 +80,7 @@ export async function startScriptedMemoryStores(
   const model = new MemoryStoresModel(options.clock);
   const actors = options.actors ?? {};
   const requests: RecordedRequest[] = [];
-  const faults = new Map<string, ScriptedFault[]>();
+  const faults = new Map<string, Array<ScriptedFault | null>>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const requestId = `req_${randomUUID().replaceAll("-", "")}`;
@@ -142,9 +147,12 @@ export async function startScriptedMemoryStores(
     model,
     requests,
     createStore: (name = "memory") => model.createStore(name).id,
-    inject(route, fault, times = 1) {
-      faults.set(route, [...(faults.get(route) ?? []), ...Array<ScriptedFault>(times).fill(fault)]);
+    inject(route, fault, { times = 1, after = 0 } = {}) {
+      const queue = faults.get(route) ?? [];
+      queue.push(...Array<null>(after).fill(null), ...Array<ScriptedFault>(times).fill(fault));
+      faults.set(route, queue);
     },
+    clearFaults: () => faults.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
