@@ -7,9 +7,20 @@ import { HistoryStore, RedactedVersionError } from "@mem/history";
 import { CommandError } from "../context.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
-/** The versions of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
-const keptOf = (store: MemoryStore): HistoryStore =>
-  store instanceof HistoryStore ? store : new HistoryStore(store);
+/** What `mem history` and `mem restore` use: `@mem/history`'s surface. */
+type Versioned = Pick<HistoryStore, "versions" | "readVersion" | "restore" | "redact">;
+
+/** A store that keeps versions itself: a `HistoryStore`, or a medium with native versions (a hosted memory store). */
+const hasVersions = (store: MemoryStore): store is MemoryStore & Versioned =>
+  (["versions", "readVersion", "restore", "redact"] as const).every(
+    (name) => typeof (store as unknown as Record<string, unknown>)[name] === "function",
+  );
+
+/** The versions of the store: its own, or those of a `HistoryStore` over a store that keeps none yet. */
+const keptOf = (store: MemoryStore): Versioned => (hasVersions(store) ? store : new HistoryStore(store));
+
+const isRedacted = (error: unknown): boolean =>
+  error instanceof RedactedVersionError || (error as { code?: unknown } | null)?.code === "REDACTED";
 
 export const history: CommandModule = (program, ctx) => {
   program
@@ -99,7 +110,7 @@ export const restore: CommandModule = (program, ctx) => {
           const path = memoryPath(raw, store);
           const kept = keptOf(store);
           const data = await kept.readVersion(path, id).catch((error: unknown) => {
-            if (error instanceof RedactedVersionError) {
+            if (isRedacted(error)) {
               throw new CommandError(`Version ${id} of ${path} was redacted; it cannot be restored.`);
             }
             throw error;
