@@ -3,24 +3,13 @@
  * file (in the store itself, under its reserved hidden name), and undoing a change.
  */
 import { isStoreError, type MemoryStore } from "@mem/core";
-import { HistoryStore, RedactedVersionError } from "@mem/history";
+import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
+import { hasVersions, isRedacted, type Versioned } from "../versioned.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
-
-/** What `mem history` and `mem restore` use: `@mem/history`'s surface. */
-type Versioned = Pick<HistoryStore, "versions" | "readVersion" | "restore" | "redact">;
-
-/** A store that keeps versions itself: a `HistoryStore`, or a medium with native versions (a hosted memory store). */
-const hasVersions = (store: MemoryStore): store is MemoryStore & Versioned =>
-  (["versions", "readVersion", "restore", "redact"] as const).every(
-    (name) => typeof (store as unknown as Record<string, unknown>)[name] === "function",
-  );
 
 /** The versions of the store: its own, or those of a `HistoryStore` over a store that keeps none yet. */
 const keptOf = (store: MemoryStore): Versioned => (hasVersions(store) ? store : new HistoryStore(store));
-
-const isRedacted = (error: unknown): boolean =>
-  error instanceof RedactedVersionError || (error as { code?: unknown } | null)?.code === "REDACTED";
 
 export const history: CommandModule = (program, ctx) => {
   program

@@ -15,10 +15,10 @@ import {
   orderEntries,
   validatePath,
 } from "@mem/core";
-import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
+import { hasVersions } from "../versioned.js";
 import { Assets, findAssets } from "./assets.js";
 import { Guard, refuse, SECURITY_HEADERS } from "./guard.js";
 import { type LiveChange, pollChanges } from "./live.js";
@@ -219,7 +219,7 @@ export const startConsole = async (
     "GET /api/versions": async (_req, res, q) => {
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
-      if (!(of instanceof HistoryStore)) return json(res, { history: false, versions: [] });
+      if (!hasVersions(of)) return json(res, { history: false, versions: [] });
       json(res, { history: true, versions: await of.versions(path) });
     },
 
@@ -227,7 +227,7 @@ export const startConsole = async (
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
       const id = q.get("id") ?? "";
-      if (!(of instanceof HistoryStore)) throw new HttpError(404, "this store keeps no versions");
+      if (!hasVersions(of)) throw new HttpError(404, "this store keeps no versions");
       const data = id === "current" ? (await of.read(path))?.data : await of.readVersion(path, id);
       if (!data) throw new HttpError(404, `${path} has no version ${JSON.stringify(id)}`);
       json(res, { text: decoder.decode(data) });
@@ -240,8 +240,7 @@ export const startConsole = async (
       const body = (await readBody(req)) as { path?: unknown; id?: unknown };
       const of = await storeOf(q);
       const path = pathOf(body.path, of);
-      if (typeof body.id !== "string" || !(of instanceof HistoryStore))
-        throw new HttpError(400, "no such version");
+      if (typeof body.id !== "string" || !hasVersions(of)) throw new HttpError(400, "no such version");
       if ((await of.readVersion(path, body.id)) === null) {
         throw new HttpError(404, `${path} has no version ${JSON.stringify(body.id)}`);
       }
