@@ -51,6 +51,8 @@ export const anthropicBackend: Backend<AnthropicSpec> = {
       { needed: "anthropic://", name: "@anthropic-ai/sdk" },
       () => import("@anthropic-ai/sdk"),
     );
+    if (context.expireAfterSeconds !== undefined)
+      throw new StoreSetupError("anthropic:// stores keep no access times, so their files cannot expire.");
     const apiKey = context.env["ANTHROPIC_API_KEY"];
     if (!apiKey) throw new StoreSetupError("anthropic:// needs an API key in ANTHROPIC_API_KEY.");
     const baseURL = context.env["ANTHROPIC_BASE_URL"];

@@ -63,7 +63,12 @@ describe("anthropic:// store URLs", () => {
   });
 
   it("say which variable is missing, and never echo the key in a failure", async () => {
-    await expect(openStore("anthropic://memstore_x", { env: {} })).rejects.toBeInstanceOf(StoreSetupError);
+    await expect(openStore("anthropic://memstore_x", { env: {} })).rejects.toThrow(
+      "anthropic:// needs an API key in ANTHROPIC_API_KEY.",
+    );
+    await expect(
+      openStore("anthropic://memstore_x", { env: { ANTHROPIC_API_KEY: KEY }, expireAfterSeconds: 60 }),
+    ).rejects.toBeInstanceOf(StoreSetupError);
     const failed = await openStore("anthropic://memstore_missing", {
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
     }).catch((e: unknown) => e);
