@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ScriptedMemoryStores, startScriptedMemoryStores } from "@mem/testing/memory-stores";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runMem } from "./helpers/run-mem.js";
+import { ensureConsoleBuilt } from "./helpers/browser.js";
+import { memCommandLine, PACKAGE_DIR, runMem } from "./helpers/run-mem.js";
 
 const KEY = "sk-ant-cli-test-5f2d9c0e7a1b";
 let server: ScriptedMemoryStores;
@@ -83,5 +85,60 @@ describe("mem on anthropic:// stores", () => {
     expect(restored.code).toBe(0);
     expect(hosted.memories.get(memory.id)?.content).toBe("v1\n");
     expect(hosted.versions.map((v) => v.operation)).toEqual(["created", "modified", "modified"]);
+  });
+
+  it("mem serve shows a hosted store and its versions", async () => {
+    ensureConsoleBuilt();
+    const id = server.createStore();
+    const hosted = server.model.store(id);
+    const memory = server.model.create(hosted, { path: "/s.md", content: "old\n" }, null);
+    server.model.update(
+      hosted,
+      memory.id,
+      { content: "new\n" },
+      { type: "session_actor", session_id: "sesn_9" },
+    );
+    const [command = process.execPath, ...rest] = memCommandLine([
+      "serve",
+      `anthropic://${id}`,
+      "--port",
+      "0",
+    ]);
+    const child = spawn(command, rest, {
+      cwd: PACKAGE_DIR,
+      env: { ...process.env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const address = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => {
+          out += c.toString();
+          if (out.includes("\n")) resolve(out.split("\n")[0] as string);
+        });
+        child.on("close", (code) => reject(new Error(`mem serve exited ${code}`)));
+      });
+      const view = (await (await fetch(`${address}api/view?path=/memories/s.md`)).json()) as {
+        content: string;
+      };
+      expect(view.content).toBe("Here's the content of /memories/s.md with line numbers:\n     1\tnew");
+      const versions = (await (await fetch(`${address}api/versions?path=/memories/s.md`)).json()) as {
+        history: boolean;
+        versions: Array<{ id: string; command: string }>;
+      };
+      expect(versions.history).toBe(true);
+      expect(versions.versions.map((v) => [v.id, v.command])).toEqual([[hosted.versions[0]?.id, "created"]]);
+      const old = (await (
+        await fetch(`${address}api/version?path=/memories/s.md&id=${hosted.versions[0]?.id}`)
+      ).json()) as {
+        text: string;
+      };
+      expect(old.text).toBe("old\n");
+    } finally {
+      await new Promise((done) => {
+        child.on("close", done);
+        child.kill("SIGTERM");
+      });
+    }
   });
 });
