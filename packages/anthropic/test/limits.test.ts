@@ -121,3 +121,14 @@ describe("hosted limits, refused before any request", () => {
     );
   });
 });
+
+describe("limits through wrappers", () => {
+  it("a HistoryStore around the hosted store keeps its limits", async () => {
+    const { HistoryStore } = await import("@mem/history");
+    const wrapped = new HistoryStore(hosted.store());
+    expect(wrapped.pathLimits?.maxDepth).toBe(20);
+    expect(wrapped.maxFileBytes).toBe(102_400);
+    const result = await executeCommand(wrapped, { command: "create", path: deep(21), file_text: "" });
+    expect(result.content).toBe(`Error: The path ${deep(21)} is not allowed: it is more than 20 levels deep`);
+  });
+});
