@@ -155,7 +155,7 @@ const subjectOf = (
     const raw = input as Record<string, unknown>;
     const reserved = store.isReservedName?.bind(store);
     const canonical = (value: unknown): string | undefined => {
-      const checked = validatePath(value, { isReservedName: reserved });
+      const checked = validatePath(value, { isReservedName: reserved, pathLimits: store.pathLimits });
       return checked.ok ? checked.path : undefined;
     };
     return command === "rename"

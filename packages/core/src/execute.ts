@@ -166,6 +166,9 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     const value = options[key];
     if (typeof value === "number" && value >= 0) settings[key] = value;
   }
+  const storeMax = store.maxFileBytes;
+  if (typeof storeMax === "number" && storeMax >= 0 && storeMax < settings.maxFileBytes)
+    settings.maxFileBytes = storeMax;
 
   const parsed = parseCommand(input);
   if (!parsed.ok) return fail(parsed.error);
@@ -177,10 +180,18 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
   try {
     const reserved = store.isReservedName?.bind(store);
     if (command.command === "rename") {
-      const from = validatePath(command.old_path, { param: "old_path", isReservedName: reserved });
+      const from = validatePath(command.old_path, {
+        param: "old_path",
+        isReservedName: reserved,
+        pathLimits: store.pathLimits,
+      });
       if (!from.ok) return fail(from.error);
       subject = from.path;
-      const to = validatePath(command.new_path, { param: "new_path", isReservedName: reserved });
+      const to = validatePath(command.new_path, {
+        param: "new_path",
+        isReservedName: reserved,
+        pathLimits: store.pathLimits,
+      });
       if (!to.ok) return fail(to.error);
       const secret = guardPath(settings.guard, to.path);
       if (secret) return fail(secret);
@@ -192,7 +203,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
         );
       return renamed;
     }
-    const checked = validatePath(command.path, { isReservedName: reserved });
+    const checked = validatePath(command.path, { isReservedName: reserved, pathLimits: store.pathLimits });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
     const secret = command.command === "create" ? guardPath(settings.guard, checked.path) : null;

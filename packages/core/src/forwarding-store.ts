@@ -7,6 +7,7 @@ import type {
   Listing,
   ListOptions,
   MemoryStore,
+  PathLimits,
   Stat,
   StoreCapabilities,
   SweepResult,
@@ -45,6 +46,12 @@ export class ForwardingStore implements MemoryStore {
 
   get capabilities(): StoreCapabilities | undefined {
     return this.inner.capabilities;
+  }
+  get pathLimits(): PathLimits | undefined {
+    return this.inner.pathLimits;
+  }
+  get maxFileBytes(): number | undefined {
+    return this.inner.maxFileBytes;
   }
   get backend(): string | undefined {
     return this.inner.backend;

@@ -17,6 +17,8 @@ export const msg = {
     pathTooLong: "it is longer than 1024 bytes",
     nameTooLong: "a name is longer than 255 bytes",
     reserved: "it uses a reserved name",
+    tooDeep: (n: number) => `it is more than ${n} levels deep`,
+    unstorable: "it contains a character this memory cannot store",
   },
   /** Follows the first 2,048 characters of an echoed path or `old_str` that is longer. */
   moreCharacters: (k: number) => `...[${k} more characters]`,

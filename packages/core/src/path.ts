@@ -3,6 +3,7 @@
  */
 import { capEcho } from "./echo.js";
 import { msg } from "./messages.js";
+import type { PathLimits } from "./store.js";
 import { hasLoneSurrogate, utf8Length } from "./text.js";
 import { ROOT } from "./tree.js";
 
@@ -13,6 +14,8 @@ export interface ValidateOptions {
   param?: string;
   /** Further names the store keeps for its own bookkeeping; names starting with `.mem-` always are. */
   isReservedName?: ((name: string) => boolean) | undefined;
+  /** The store's own limits (`MemoryStore.pathLimits`), checked after every other rule. */
+  pathLimits?: PathLimits | undefined;
 }
 
 const MAX_PATH_BYTES = 1024;
@@ -109,5 +112,10 @@ export function validatePath(raw: unknown, options: ValidateOptions = {}): PathC
   if (segments.some((s) => utf8Length(s) > MAX_NAME_BYTES)) return fail(msg.why.nameTooLong);
   const reserved = (s: string) => s.startsWith(RESERVED_PREFIX) || options.isReservedName?.(s) === true;
   if (segments.some(reserved)) return fail(msg.why.reserved);
+  const limits = options.pathLimits;
+  if (limits?.maxDepth !== undefined && segments.length > limits.maxDepth)
+    return fail(msg.why.tooDeep(limits.maxDepth));
+  if (limits?.refusesName && segments.some((s) => limits.refusesName?.(s) === true))
+    return fail(msg.why.unstorable);
   return { ok: true, path };
 }

@@ -153,6 +153,17 @@ export interface PurgeOptions {
   dryRun?: boolean;
 }
 
+/**
+ * Limits a store puts on paths beyond SPEC §2's own (a hosted store's depth, the characters it cannot
+ * hold in a name). The validator checks them last, before any storage call.
+ */
+export interface PathLimits {
+  /** The most names a path may have below `/memories` (`/memories/a/b` has 2). */
+  readonly maxDepth?: number;
+  /** True when `name` (NFC) holds a character the store cannot store. */
+  readonly refusesName?: (name: string) => boolean;
+}
+
 export interface StoreCapabilities {
   /** Conditional writes hold across processes and machines, not only within this process. */
   readonly crossProcessSafe: boolean;
@@ -256,6 +267,16 @@ export interface MemoryStore {
     change: (current: Uint8Array) => Uint8Array | null,
     context?: ChangeContext,
   ): Promise<boolean>;
+
+  /** Optional: limits on paths the store cannot go beyond; the path validator refuses such paths (SPEC §2). */
+  readonly pathLimits?: PathLimits | undefined;
+
+  /**
+   * Optional: the largest file the store can hold, in bytes. Core then uses it as `maxFileBytes` when it
+   * is below the application's (SPEC §4's size error names it), so a write over it is refused before any
+   * storage call.
+   */
+  readonly maxFileBytes?: number | undefined;
 
   /** Names this store keeps for its own bookkeeping; the path validator refuses them to users. */
   isReservedName?(name: string): boolean;

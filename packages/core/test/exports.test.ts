@@ -62,6 +62,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "NotFoundError",
       "OptionChecks",
       "PathCheck",
+      "PathLimits",
       "PurgeOptions",
       "PurgeResult",
       "QuotaExceededError",

@@ -9,6 +9,7 @@ import {
   type Listing,
   type MemoryStore,
   NotFoundError,
+  type PathLimits,
   type PurgeOptions,
   type PurgeResult,
   ROOT,
@@ -248,6 +249,12 @@ export class HistoryStore implements MemoryStore {
 
   get capabilities(): StoreCapabilities | undefined {
     return this.inner.capabilities;
+  }
+  get pathLimits(): PathLimits | undefined {
+    return this.inner.pathLimits;
+  }
+  get maxFileBytes(): number | undefined {
+    return this.inner.maxFileBytes;
   }
   get backend(): string | undefined {
     return this.inner.backend;

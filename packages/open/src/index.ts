@@ -1,4 +1,5 @@
 export { type AdapterPackage, importAdapter } from "./adapter.js";
+export type { AnthropicSpec } from "./anthropic.js";
 export type { Backend, OpenContext } from "./backend.js";
 export { DEFAULT_PREFIX } from "./backend.js";
 export { NoStoreError, StoreSetupError, StoreUrlError } from "./errors.js";

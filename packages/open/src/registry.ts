@@ -3,6 +3,7 @@
  * adapter adds with `registerScheme`. Parsing, descriptions, usage messages and opening follow from here.
  */
 import type { MemoryStore } from "@mem/core";
+import { anthropicBackend } from "./anthropic.js";
 import type { Backend, OpenContext } from "./backend.js";
 import { StoreSetupError } from "./errors.js";
 import { fsBackend } from "./fs.js";
@@ -12,7 +13,14 @@ import { redisBackend } from "./redis.js";
 import { s3Backend } from "./s3.js";
 import { sqliteBackend } from "./sqlite.js";
 
-export const BUILT_IN = [fsBackend, redisBackend, s3Backend, postgresBackend, sqliteBackend] as const;
+export const BUILT_IN = [
+  fsBackend,
+  redisBackend,
+  s3Backend,
+  postgresBackend,
+  sqliteBackend,
+  anthropicBackend,
+] as const;
 
 type SpecOf<B> = B extends { parse(url: string): infer S } ? S : never;
 

@@ -12,6 +12,7 @@ describe("public surface", { timeout: 120_000 }, () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
       "AdapterPackage",
+      "AnthropicSpec",
       "Backend",
       "DEFAULT_PREFIX",
       "FsSpec",

@@ -122,7 +122,7 @@ describe("parseStoreUrl", () => {
 
   it("rejects unknown schemes and malformed URLs with a message that shows the accepted forms", () => {
     expect(fails("ftp://x/y")).toBe(
-      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://host:port/database (or postgresql://), sqlite:<file>, encrypted+<one of the above>, <any of them>?tenant=<id>, <any of them>?history.',
+      'Unknown store URL scheme "ftp:". Use one of: fs:<directory>, redis://host:port/<prefix> (or rediss://), s3://<bucket>/<prefix>?endpoint=<url>&region=<region>, postgres://host:port/database (or postgresql://), sqlite:<file>, anthropic://<memory store id>/<prefix>, encrypted+<one of the above>, <any of them>?tenant=<id>, <any of them>?history.',
     );
     // Usage texts name no credentials: messages mask them, so a form showing "user:password" would
     // read differently in --help and in an error.

@@ -44,7 +44,10 @@ export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */
 export const memoryPath = (raw: string, store: MemoryStore): string => {
-  const check = validatePath(raw, { isReservedName: store.isReservedName?.bind(store) });
+  const check = validatePath(raw, {
+    isReservedName: store.isReservedName?.bind(store),
+    pathLimits: store.pathLimits,
+  });
   if (!check.ok) throw new CommandError(check.error.replace(/^Error: /, ""), 2);
   return check.path;
 };

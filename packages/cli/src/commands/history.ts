@@ -3,13 +3,13 @@
  * file (in the store itself, under its reserved hidden name), and undoing a change.
  */
 import { isStoreError, type MemoryStore } from "@mem/core";
-import { HistoryStore, RedactedVersionError } from "@mem/history";
+import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
+import { hasVersions, isRedacted, type Versioned } from "../versioned.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
 
-/** The versions of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
-const keptOf = (store: MemoryStore): HistoryStore =>
-  store instanceof HistoryStore ? store : new HistoryStore(store);
+/** The versions of the store: its own, or those of a `HistoryStore` over a store that keeps none yet. */
+const keptOf = (store: MemoryStore): Versioned => (hasVersions(store) ? store : new HistoryStore(store));
 
 export const history: CommandModule = (program, ctx) => {
   program
@@ -99,7 +99,7 @@ export const restore: CommandModule = (program, ctx) => {
           const path = memoryPath(raw, store);
           const kept = keptOf(store);
           const data = await kept.readVersion(path, id).catch((error: unknown) => {
-            if (error instanceof RedactedVersionError) {
+            if (isRedacted(error)) {
               throw new CommandError(`Version ${id} of ${path} was redacted; it cannot be restored.`);
             }
             throw error;

@@ -15,11 +15,11 @@ import {
   orderEntries,
   validatePath,
 } from "@mem/core";
-import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
 import { CLI_VERSION } from "../version.js";
+import { hasVersions } from "../versioned.js";
 import { Assets, findAssets } from "./assets.js";
 import { changeRowsOf, hasChangeLog, type RollbackRequest, timeOf } from "./audit.js";
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
@@ -266,7 +266,7 @@ export const startConsole = async (
     "GET /api/versions": async (_req, res, q) => {
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
-      if (!(of instanceof HistoryStore)) return json(res, { history: false, versions: [] });
+      if (!hasVersions(of)) return json(res, { history: false, versions: [] });
       json(res, { history: true, versions: await of.versions(path) });
     },
 
@@ -274,7 +274,7 @@ export const startConsole = async (
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
       const id = q.get("id") ?? "";
-      if (!(of instanceof HistoryStore)) throw new HttpError(404, "this store keeps no versions");
+      if (!hasVersions(of)) throw new HttpError(404, "this store keeps no versions");
       const data = id === "current" ? (await of.read(path))?.data : await of.readVersion(path, id);
       if (!data) throw new HttpError(404, `${path} has no version ${JSON.stringify(id)}`);
       json(res, { text: decoder.decode(data) });
@@ -292,8 +292,7 @@ export const startConsole = async (
       const body = (await readBody(req)) as { path?: unknown; id?: unknown };
       const of = await storeOf(q);
       const path = pathOf(body.path, of);
-      if (typeof body.id !== "string" || !(of instanceof HistoryStore))
-        throw new HttpError(400, "no such version");
+      if (typeof body.id !== "string" || !hasVersions(of)) throw new HttpError(400, "no such version");
       if ((await of.readVersion(path, body.id)) === null) {
         throw new HttpError(404, `${path} has no version ${JSON.stringify(body.id)}`);
       }

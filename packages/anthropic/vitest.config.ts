@@ -1,0 +1,3 @@
+import { memVitestConfig } from "../../vitest.shared.js";
+
+export default memVitestConfig();
