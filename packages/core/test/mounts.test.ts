@@ -444,3 +444,19 @@ describe("mountStores: concurrency on a shared read-write mount", () => {
     expect(new Set(lines).size).toBe(agents.length * per);
   });
 });
+
+describe("mountStores: behind a proxy", () => {
+  it("keeps its refusals and its prompt lines when a proxy forwards to it (as the CLI's labelled stores do)", async () => {
+    const { memory } = three();
+    const proxied = new Proxy(memory, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    expect(await text(proxied, { command: "create", path: "/memories/team/x.md", file_text: "x" })).toBe(
+      "Error: The path /memories/team/x.md is read-only: it is in the read-only memory mounted at /memories/team",
+    );
+    expect(memorySystemPrompt({ mounts: proxied })).toBe(memorySystemPrompt({ mounts: memory }));
+  });
+});

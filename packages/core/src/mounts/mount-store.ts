@@ -32,7 +32,7 @@ import { checkTenant } from "../tenant.js";
 import { compareTenantIds, purgeOptions, tenantPage, tenantPageOptions } from "../tenants.js";
 import { isSameOrInside, ROOT, segmentsOf } from "../tree.js";
 import { heldAt, inner, mergeListing, outer, outerListing, topMountsBelow } from "./listing.js";
-import { registerMounts } from "./refusals.js";
+import { MOUNTS } from "./refusals.js";
 import { checkMountTable, type Mount, type MountInfo, type MountTable, ownerOf } from "./table.js";
 
 /** A store error of a mounted store, with its paths as the table shows them. */
@@ -72,7 +72,6 @@ export class MountedStore implements MemoryStore {
 
   private constructor(mounts: readonly Mount[]) {
     this.#mounts = mounts;
-    registerMounts(this, mounts);
     const caps = mounts.map((m) => m.store.capabilities);
     this.capabilities = {
       crossProcessSafe: caps.every((c) => c?.crossProcessSafe === true),
@@ -81,6 +80,11 @@ export class MountedStore implements MemoryStore {
     };
     if (every(mounts, (s) => s.update !== undefined)) this.update = this.#update.bind(this);
     if (every(mounts, (s) => s.files !== undefined)) this.files = this.#files.bind(this);
+  }
+
+  /** The mounts, for core's dispatcher (see `mountRefusal`). */
+  get [MOUNTS](): readonly Mount[] {
+    return this.#mounts;
   }
 
   /** Checks `table` and builds the store (see `mountStores`). */

@@ -10,15 +10,17 @@ import { encodeUtf8 } from "../text.js";
 import { isSameOrInside, ROOT } from "../tree.js";
 import { type Mount, ownerOf } from "./table.js";
 
-const tables = new WeakMap<MemoryStore, readonly Mount[]>();
-
-/** Makes `store` answer the refusals of its mount table (called by the mounted store itself). */
-export const registerMounts = (store: MemoryStore, mounts: readonly Mount[]): void => {
-  tables.set(store, mounts);
-};
+/**
+ * The key under which a mounted store holds its mounts: a property, so that a proxy around the store
+ * (one that labels errors, or scopes) still carries its refusals.
+ */
+export const MOUNTS: unique symbol = Symbol.for("@mem/core.mounts") as never;
 
 /** The mounts of a mounted store, longest mount point first; `undefined` for any other store. */
-export const mountsOf = (store: MemoryStore): readonly Mount[] | undefined => tables.get(store);
+export const mountsOf = (store: MemoryStore): readonly Mount[] | undefined => {
+  const mounts = (store as { [MOUNTS]?: unknown })[MOUNTS];
+  return Array.isArray(mounts) ? mounts : undefined;
+};
 
 const byBytes = (a: string, b: string): number => {
   const x = encodeUtf8(a);
@@ -47,7 +49,7 @@ export function mountRefusal(
   command: CommandName,
   paths: readonly string[],
 ): string | null {
-  const mounts = tables.get(store);
+  const mounts = mountsOf(store);
   if (!mounts || command === "view") return null;
   const [path, to] = paths as [string, string | undefined];
   if ((command === "delete" && path === ROOT) || (command === "rename" && (path === ROOT || to === ROOT))) {
