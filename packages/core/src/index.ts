@@ -40,7 +40,7 @@ export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { MountedStore, mountStores } from "./mounts/mount-store.js";
-export { type MemorySystemPromptOptions, memorySystemPrompt } from "./mounts/prompt.js";
+export { type MemorySystemPromptOptions, memoryMountsText, memorySystemPrompt } from "./mounts/prompt.js";
 export type { MountAccess, MountInfo, MountOptions, MountTable } from "./mounts/table.js";
 export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";

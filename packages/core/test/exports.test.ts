@@ -119,6 +119,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "isStoreError",
       "limitListing",
       "listingFromFiles",
+      "memoryMountsText",
       "memorySystemPrompt",
       "memoryToolInputSchema",
       "mountStores",
