@@ -147,6 +147,11 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh }: Props) {
               {isDir ? (expanded ? "▾" : "▸") : ""}
             </span>
             <span class="name">{entry.name}</span>
+            {entry.readOnly && (
+              <span class="lock" role="img" aria-label="read-only mount" title="read-only mount">
+                🔒
+              </span>
+            )}
             <span class="size">{entry.size}</span>
           </span>
           {expanded && (

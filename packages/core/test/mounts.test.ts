@@ -77,6 +77,16 @@ describe("mountStores: routing", () => {
     expect(await team.stat("/memories/notes.md")).toBeNull();
   });
 
+  it("mountOf(path) names the mount, its store and the path that store sees", () => {
+    const { team, memory } = three();
+    expect(memory.mountOf("/memories/team/a/b.md")).toEqual({
+      mount: { path: "/memories/team", access: "read_only", instructions: "The team's playbook: read it first.", perTenant: false },
+      store: team,
+      path: "/memories/a/b.md",
+    });
+    expect(memory.mountOf("/memories/teams").mount.path).toBe("/memories");
+  });
+
   it("lists mount points as directories with their whole mount's size, byte-exact", async () => {
     const { home, team, org, memory } = three();
     await create(home, "/memories/notes.md", "12345");

@@ -2,6 +2,7 @@
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
 import { startConsole } from "../serve/server.js";
+import { mountsFileOf } from "../mounts-option.js";
 import { parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
 
@@ -70,7 +71,7 @@ export const serve: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: ServeFlags) => {
-      const tenant = parseStoreUrl(url).tenant;
+      const tenant = mountsFileOf(url) === undefined ? parseStoreUrl(url).tenant : undefined;
       const token = flags.token ?? ctx.io.env[SERVE_TOKEN_VARIABLE];
       const host = flags.host ?? "127.0.0.1";
       // Checked before the store is opened: a refused start touches nothing.

@@ -99,6 +99,16 @@ export class MountedStore implements MemoryStore {
       .map(({ store: _store, ...info }) => info);
   }
 
+  /**
+   * Where a canonical path lives: its mount (described), that mount's store, and the path as that store
+   * sees it. For tools that reach a mounted store's own API (the versions of a history store).
+   */
+  mountOf(path: string): { mount: MountInfo; store: MemoryStore; path: string } {
+    const { mount, path: p } = this.#route(path);
+    const { store, ...info } = mount;
+    return { mount: info, store, path: p };
+  }
+
   /** True when `path` is a mount point other than `/memories`, or a directory above one. */
   #holdsMount(path: string): boolean {
     return this.#mounts.some((m) => m.path !== ROOT && isSameOrInside(m.path, path));
