@@ -1,8 +1,8 @@
 /** What every command gets: the streams, the environment, styles, progress bars and store opening. */
 import type { MemoryStore } from "@mem/core";
 import { labelled, markError } from "./labels.js";
-import { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
 import { mountsFileOf } from "./mounts-option.js";
+import { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
 import { type OpenStoreOptions, openMounts, openStore } from "./store-url/open.js";
 import { describeStore, parseStoreUrl } from "./store-url/parse.js";
 import { createStyle, type Style, useColor } from "./style.js";

@@ -72,7 +72,10 @@ describe("mem --mounts", () => {
   it("names the mount of a bad table, with the usage exit code", async () => {
     const dir = tempDir();
     const file = join(dir, "mounts.json");
-    writeFileSync(file, JSON.stringify({ "/memories": { url: "sqlite:./a.db" }, "/memories/x/": { url: "sqlite:./b.db" } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ "/memories": { url: "sqlite:./a.db" }, "/memories/x/": { url: "sqlite:./b.db" } }),
+    );
     const run = await runMem(["view", "--mounts", file]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('the mount "/memories/x/" must not end with a slash');
@@ -87,12 +90,17 @@ describe("mem --mounts", () => {
     });
     try {
       const { tools } = await client.listTools();
-      expect(tools[0]?.description?.endsWith(
-        "\n\nYour memory directory is made of these memories:\n- /memories (read-write)\n- /memories/team (read-only): The team's playbook.",
-      )).toBe(true);
-      expect(await callMemoryTool(client, { command: "create", path: "/memories/team/x.md", file_text: "x" })).toEqual({
+      expect(
+        tools[0]?.description?.endsWith(
+          "\n\nYour memory directory is made of these memories:\n- /memories (read-write)\n- /memories/team (read-only): The team's playbook.",
+        ),
+      ).toBe(true);
+      expect(
+        await callMemoryTool(client, { command: "create", path: "/memories/team/x.md", file_text: "x" }),
+      ).toEqual({
         isError: true,
-        content: "Error: The path /memories/team/x.md is read-only: it is in the read-only memory mounted at /memories/team",
+        content:
+          "Error: The path /memories/team/x.md is read-only: it is in the read-only memory mounted at /memories/team",
       });
     } finally {
       await client.close();

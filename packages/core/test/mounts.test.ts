@@ -80,7 +80,12 @@ describe("mountStores: routing", () => {
   it("mountOf(path) names the mount, its store and the path that store sees", () => {
     const { team, memory } = three();
     expect(memory.mountOf("/memories/team/a/b.md")).toEqual({
-      mount: { path: "/memories/team", access: "read_only", instructions: "The team's playbook: read it first.", perTenant: false },
+      mount: {
+        path: "/memories/team",
+        access: "read_only",
+        instructions: "The team's playbook: read it first.",
+        perTenant: false,
+      },
       store: team,
       path: "/memories/a/b.md",
     });

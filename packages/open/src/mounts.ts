@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { type MemoryStore, type MountAccess, type MountTable, mountStores } from "@mem/core";
+import { InMemoryStore, type MemoryStore, type MountAccess, type MountTable, mountStores } from "@mem/core";
 import { StoreUrlError } from "./errors.js";
 import { type OpenStoreOptions, openStore, scopeTo } from "./open.js";
 import { TenantUrlStore } from "./tenant-url.js";
@@ -96,6 +96,11 @@ export async function openMounts(file: string, options: OpenMountsOptions = {}):
     throw problem(file, "is not valid JSON");
   }
   const entries = Object.entries(parseMountTable(value, file));
+  // The table's mount points and access are checked before any store is opened (or created).
+  checkTable(
+    file,
+    Object.fromEntries(entries.map(([mount, entry]) => [mount, mountOf(new InMemoryStore(), entry, false)])),
+  );
   const context = { ...open, cwd: dirname(path) };
   const opened: MemoryStore[] = [];
   try {
@@ -106,23 +111,30 @@ export async function openMounts(file: string, options: OpenMountsOptions = {}):
       opened.push(store);
       // One tenant's table: its scope of each per-tenant mount, whose close() closes the store too.
       if (perTenantMount && tenant !== undefined) store = await scopeTo(store, tenant, `the mount ${mount}`);
-      table[mount] = {
-        store,
-        perTenant: perTenantMount,
-        ...(entry.access === undefined ? {} : { access: entry.access }),
-        ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
-      };
+      table[mount] = mountOf(store, entry, perTenantMount);
     }
-    try {
-      return mountStores(table);
-    } catch (error) {
-      throw error instanceof TypeError ? problem(file, error.message.replace(/^mountStores: /, "")) : error;
-    }
+    return checkTable(file, table);
   } catch (error) {
     await Promise.allSettled(opened.map((s) => s.close?.()));
     throw error;
   }
 }
+
+const mountOf = (store: MemoryStore, entry: MountFileEntry, perTenant: boolean): MountTable[string] => ({
+  store,
+  perTenant,
+  ...(entry.access === undefined ? {} : { access: entry.access }),
+  ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
+});
+
+/** `mountStores(table)`, its `TypeError` as a `StoreUrlError` naming the file. */
+const checkTable = (file: string, table: MountTable) => {
+  try {
+    return mountStores(table);
+  } catch (error) {
+    throw error instanceof TypeError ? problem(file, error.message.replace(/^mountStores: /, "")) : error;
+  }
+};
 
 const QUERY_TENANT = `tenant=${TENANT_PLACEHOLDER}`;
 

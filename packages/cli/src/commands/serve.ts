@@ -1,8 +1,8 @@
 /** `mem serve URL`: a console in the browser to look at a store's memory, its history and its changes. */
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { startConsole } from "../serve/server.js";
 import { mountsFileOf } from "../mounts-option.js";
+import { startConsole } from "../serve/server.js";
 import { parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
 

@@ -59,6 +59,8 @@ const every = (mounts: readonly Mount[], has: (store: MemoryStore) => boolean): 
  */
 export class MountedStore implements MemoryStore {
   readonly #mounts: readonly Mount[];
+  /** Mount points other than `/memories`: what `#holdsMount` and listings look for. */
+  readonly #points: readonly string[];
   readonly backend = "mounts";
   readonly capabilities: StoreCapabilities;
   /** Present when every mounted store has a native `update`. */
@@ -72,6 +74,7 @@ export class MountedStore implements MemoryStore {
 
   private constructor(mounts: readonly Mount[]) {
     this.#mounts = mounts;
+    this.#points = mounts.map((m) => m.path).filter((p) => p !== ROOT);
     const caps = mounts.map((m) => m.store.capabilities);
     this.capabilities = {
       crossProcessSafe: caps.every((c) => c?.crossProcessSafe === true),
@@ -111,7 +114,14 @@ export class MountedStore implements MemoryStore {
 
   /** True when `path` is a mount point other than `/memories`, or a directory above one. */
   #holdsMount(path: string): boolean {
-    return this.#mounts.some((m) => m.path !== ROOT && isSameOrInside(m.path, path));
+    for (const point of this.#points) if (isSameOrInside(point, path)) return true;
+    return false;
+  }
+
+  /** True when a mount point lies strictly beneath `dir` (its listings then merge mounts). */
+  #mountsBelow(dir: string): boolean {
+    for (const point of this.#points) if (point !== dir && isSameOrInside(point, dir)) return true;
+    return false;
   }
 
   #route(path: string): { mount: Mount; path: string } {
@@ -133,11 +143,11 @@ export class MountedStore implements MemoryStore {
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     const { mount, path: p } = this.#route(dir);
-    const tops = topMountsBelow(this.#mounts, dir);
-    if (tops.length === 0) {
+    if (!this.#mountsBelow(dir)) {
       const listing = await mount.store.list(p, depth, options);
       return listing && outerListing(mount.path, listing);
     }
+    const tops = topMountsBelow(this.#mounts, dir);
     const below = segmentsOf(dir).length;
     const [base, ...parts] = await Promise.all([
       mount.store.list(p, depth),
@@ -160,7 +170,7 @@ export class MountedStore implements MemoryStore {
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
     if (path !== ROOT && !this.#holdsMount(path)) {
       const { mount, path: p } = this.#route(path);
-      if (mount.store.readOrList && topMountsBelow(this.#mounts, path).length === 0 && p !== ROOT) {
+      if (mount.store.readOrList && p !== ROOT) {
         const found = await mount.store.readOrList(p, depth, options);
         if (found?.kind !== "directory") return found;
         return { kind: "directory", listing: outerListing(mount.path, found.listing) };
