@@ -8,100 +8,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { executeCommand, InMemoryStore, type MemoryStore, mountStores } from "@mem/core";
+import { InMemoryStore, type MemoryStore, mountStores } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { defaultConfig, quickConfig } from "./config.js";
 import { EXECUTE_OPTIONS } from "./ours.js";
-import type { Backend, ToolInput } from "./subject.js";
-import { agentMix } from "./workloads.js";
+import { pairedRates } from "./paired.js";
 
 const quick = process.argv.includes("--quick");
 const config = quick ? quickConfig : defaultConfig;
 const rounds = 3;
-const decoder = new TextDecoder();
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
-
-/** The time of each timed command through the table (`on`) and on the store alone (`off`), by command name. */
-interface Totals {
-  on: Map<string, number[]>;
-  off: Map<string, number[]>;
-}
-
-const push = (map: Map<string, number[]>, key: string, value: number) => {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-};
-
-/**
- * Mean time per command of the mix in one mode, from the median time of each command kind weighted by
- * how often it ran: a preempted command (the machine may be busy) moves a median far less than a sum.
- */
-const weightedMs = (times: Map<string, number[]>): number => {
-  let total = 0;
-  let count = 0;
-  for (const list of times.values()) {
-    total += median(list) * list.length;
-    count += list.length;
-  }
-  return total / count;
-};
-
-/**
- * Every tool runs each command twice, through the table and on the store alone, in alternating order,
- * timing each side: load on the machine hits both sides alike.
- */
-const pairedBackend = (make: () => MemoryStore, totals: Totals): Backend => {
-  const stores: MemoryStore[] = [];
-  let flip = false;
-  let inFlight = 0;
-  return {
-    async open() {
-      const alone = make();
-      const mounted = mountStores({
-        "/memories": { store: make() },
-        "/memories/team": { store: make(), access: "read_only" },
-        "/memories/org": { store: make(), access: "read_only" },
-      });
-      stores.push(alone, mounted);
-      const timed = async (store: MemoryStore, input: ToolInput) => {
-        const started = performance.now();
-        const result = await executeCommand(store, input, EXECUTE_OPTIONS);
-        return { result, ms: performance.now() - started };
-      };
-      return {
-        async exec(input) {
-          flip = !flip;
-          const mountedFirst = flip;
-          // Seeding runs commands concurrently; only the one-at-a-time part of the mix is timed.
-          const single = ++inFlight === 1;
-          const first = mountedFirst ? await timed(mounted, input) : await timed(alone, input);
-          const second = mountedFirst ? await timed(alone, input) : await timed(mounted, input);
-          const [a, b] = mountedFirst ? [first, second] : [second, first];
-          if (single && inFlight === 1) {
-            push(totals.on, String(input["command"]), a.ms);
-            push(totals.off, String(input["command"]), b.ms);
-          }
-          inFlight--;
-          if (a.result.content !== b.result.content)
-            throw new Error(`the table changed a result: ${a.result.content}`);
-          return a.result;
-        },
-        readText: async (path) => {
-          const file = await mounted.read(path);
-          return file ? decoder.decode(file.data) : null;
-        },
-      };
-    },
-    async close() {
-      await Promise.all(stores.map((s) => s.close?.()));
-    },
-  };
-};
 
 const tmp = mkdtempSync(join(tmpdir(), "mem-bench-mounts-"));
 const subjects: { name: string; make: () => MemoryStore }[] = [
@@ -117,23 +32,22 @@ const lines = [
   "|---|---:|---:|---:|",
 ];
 try {
-  for (const subject of subjects) {
-    const rates: { on: number[]; off: number[] } = { on: [], off: [] };
-    for (let round = 0; round < rounds; round++) {
-      const totals: Totals = { on: new Map(), off: new Map() };
-      const backend = pairedBackend(subject.make, totals);
-      const result = await agentMix(backend, config);
-      await backend.close();
-      if (result.errors > 0 && result.firstError?.includes("read-only")) throw new Error(result.firstError);
-      rates.on.push(1000 / weightedMs(totals.on));
-      rates.off.push(1000 / weightedMs(totals.off));
-    }
-    const on = median(rates.on);
-    const off = median(rates.off);
-    const row = `| ${subject.name} | ${Math.round(on).toLocaleString("en")} | ${Math.round(off).toLocaleString("en")} | ${(off / on).toFixed(3)}x |`;
-    console.log(row);
-    lines.push(row);
-  }
+  const rows = await pairedRates(
+    subjects,
+    (make) => ({
+      on: {
+        store: mountStores({
+          "/memories": { store: make() },
+          "/memories/team": { store: make(), access: "read_only" },
+          "/memories/org": { store: make(), access: "read_only" },
+        }),
+        options: EXECUTE_OPTIONS,
+      },
+      off: { store: make(), options: EXECUTE_OPTIONS },
+    }),
+    { rounds, config, fatal: (error) => error.includes("read-only") },
+  );
+  lines.push(...rows);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
