@@ -129,16 +129,17 @@ export class MountedStore implements MemoryStore {
     return { mount, path: inner(mount.path, path) };
   }
 
-  async read(path: string): Promise<FileData | null> {
-    if (this.#holdsMount(path)) return null;
-    const { mount, path: p } = this.#route(path);
-    return mount.store.read(p);
+  // The hot paths hand back the mounted store's own promise: no extra step per call.
+  read(path: string): Promise<FileData | null> {
+    if (this.#holdsMount(path)) return Promise.resolve(null);
+    const mount = ownerOf(this.#mounts, path);
+    return mount.store.read(inner(mount.path, path));
   }
 
-  async stat(path: string): Promise<Stat | null> {
-    if (path === ROOT || this.#holdsMount(path)) return { kind: "directory" };
-    const { mount, path: p } = this.#route(path);
-    return mount.store.stat(p);
+  stat(path: string): Promise<Stat | null> {
+    if (path === ROOT || this.#holdsMount(path)) return Promise.resolve({ kind: "directory" });
+    const mount = ownerOf(this.#mounts, path);
+    return mount.store.stat(inner(mount.path, path));
   }
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
@@ -170,6 +171,7 @@ export class MountedStore implements MemoryStore {
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
     if (path !== ROOT && !this.#holdsMount(path)) {
       const { mount, path: p } = this.#route(path);
+      if (mount.store.readOrList && mount.path === ROOT) return mount.store.readOrList(p, depth, options);
       if (mount.store.readOrList && p !== ROOT) {
         const found = await mount.store.readOrList(p, depth, options);
         if (found?.kind !== "directory") return found;
@@ -192,6 +194,8 @@ export class MountedStore implements MemoryStore {
       throw "ifAbsent" in condition ? new AlreadyExistsError(path) : new ConflictError(path);
     }
     const { mount, path: p } = this.#route(path);
+    // Errors name paths: only a store mounted below `/memories` needs them moved.
+    if (mount.path === ROOT) return mount.store.write(p, data, condition, context);
     try {
       return await mount.store.write(p, data, condition, context);
     } catch (error) {
@@ -206,13 +210,10 @@ export class MountedStore implements MemoryStore {
   ): Promise<boolean> {
     if (path === ROOT || this.#holdsMount(path)) return false;
     const { mount, path: p } = this.#route(path);
+    const update = mount.store.update as NonNullable<MemoryStore["update"]>;
+    if (mount.path === ROOT) return update.call(mount.store, p, change, context);
     try {
-      return await (mount.store.update as NonNullable<MemoryStore["update"]>).call(
-        mount.store,
-        p,
-        change,
-        context,
-      );
+      return await update.call(mount.store, p, change, context);
     } catch (error) {
       throw outerError(mount.path, error);
     }
