@@ -475,3 +475,55 @@ describe("mountStores: behind a proxy", () => {
     expect(memorySystemPrompt({ mounts: proxied })).toBe(memorySystemPrompt({ mounts: memory }));
   });
 });
+
+describe("mountStores: whole-store operations", () => {
+  it("files() lists every mount's files under the table's paths, never what a mount hides", async () => {
+    const home = new InMemoryStore();
+    const team = new InMemoryStore();
+    await create(home, "/memories/a.md", "a");
+    await create(home, "/memories/team/hidden-by-the-mount.md", "x");
+    await create(team, "/memories/.notes", "nn");
+    const memory = mountStores({ "/memories": { store: home }, "/memories/team": { store: team } });
+    expect((await memory.files?.())?.sort((x, y) => (x.path < y.path ? -1 : 1))).toEqual([
+      { path: "/memories/a.md", size: 1 },
+      { path: "/memories/team/.notes", size: 2 },
+    ]);
+  });
+
+  it("sweep() sweeps each mount and reports the table's paths", async () => {
+    let now = 1_000_000;
+    const clock = () => now;
+    const home = new InMemoryStore({ expireAfterSeconds: 60, clock });
+    const team = new InMemoryStore({ expireAfterSeconds: 60, clock });
+    const memory = mountStores({ "/memories": { store: home }, "/memories/team": { store: team } });
+    await create(memory, "/memories/old.md", "123");
+    await create(memory, "/memories/team/old.md", "45");
+    now += 61_000;
+    const swept = await memory.sweep();
+    expect({ paths: [...swept.paths].sort(), bytes: swept.bytes }).toEqual({
+      paths: ["/memories/old.md", "/memories/team/old.md"],
+      bytes: 5,
+    });
+  });
+
+  it("a listing limit counts what it leaves out across mounts", async () => {
+    const home = new InMemoryStore();
+    const team = new InMemoryStore();
+    for (const n of [1, 2, 3]) await create(home, `/memories/h${n}.md`, "h");
+    for (const n of [1, 2]) await create(team, `/memories/t${n}.md`, "t");
+    const memory = mountStores({ "/memories": { store: home }, "/memories/team": { store: team } });
+    expect(
+      (await executeCommand(memory, { command: "view", path: "/memories" }, { listLimit: 4 })).content,
+    ).toBe(
+      [
+        HEADER("/memories"),
+        "5B\t/memories",
+        "1B\t/memories/h1.md",
+        "1B\t/memories/h2.md",
+        "1B\t/memories/h3.md",
+        "2B\t/memories/team/",
+        "... 2 more entries not shown. View a subdirectory to see them.",
+      ].join("\n"),
+    );
+  });
+});
