@@ -71,6 +71,10 @@ export class MountedStore implements MemoryStore {
   ) => Promise<boolean>;
   /** Present when every mounted store can enumerate its files. */
   readonly files?: () => Promise<StoredFile[]>;
+  /** Present when every mounted store answers a view in one request. */
+  readonly readOrList?: (path: string, depth: number, options?: ListOptions) => Promise<FileOrListing | null>;
+  /** Present when a mounted store reserves names of its own: the names any of them reserves. */
+  readonly isReservedName?: (name: string) => boolean;
 
   private constructor(mounts: readonly Mount[]) {
     this.#mounts = mounts;
@@ -83,6 +87,11 @@ export class MountedStore implements MemoryStore {
     };
     if (every(mounts, (s) => s.update !== undefined)) this.update = this.#update.bind(this);
     if (every(mounts, (s) => s.files !== undefined)) this.files = this.#files.bind(this);
+    if (every(mounts, (s) => s.readOrList !== undefined)) this.readOrList = this.#readOrList.bind(this);
+    const reserving = mounts.map((m) => m.store).filter((s) => s.isReservedName !== undefined);
+    if (reserving.length > 0) {
+      this.isReservedName = (name) => reserving.some((s) => s.isReservedName?.(name) === true);
+    }
   }
 
   /** The mounts, for core's dispatcher (see `mountRefusal`). */
@@ -168,17 +177,15 @@ export class MountedStore implements MemoryStore {
     );
   }
 
-  async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+  /** Every mounted store has `readOrList`. A path above a mount point (or one) is a merged listing. */
+  async #readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
     if (path !== ROOT && !this.#holdsMount(path)) {
-      const { mount, path: p } = this.#route(path);
-      if (mount.store.readOrList && mount.path === ROOT) return mount.store.readOrList(p, depth, options);
-      if (mount.store.readOrList && p !== ROOT) {
-        const found = await mount.store.readOrList(p, depth, options);
-        if (found?.kind !== "directory") return found;
-        return { kind: "directory", listing: outerListing(mount.path, found.listing) };
-      }
-      const file = await mount.store.read(p);
-      if (file) return { kind: "file", file };
+      const mount = ownerOf(this.#mounts, path);
+      const readOrList = mount.store.readOrList as NonNullable<MemoryStore["readOrList"]>;
+      if (mount.path === ROOT) return readOrList.call(mount.store, path, depth, options);
+      const found = await readOrList.call(mount.store, inner(mount.path, path), depth, options);
+      if (found?.kind !== "directory") return found;
+      return { kind: "directory", listing: outerListing(mount.path, found.listing) };
     }
     const listing = await this.list(path, depth, options);
     return listing && { kind: "directory", listing };
@@ -203,20 +210,19 @@ export class MountedStore implements MemoryStore {
     }
   }
 
-  async #update(
+  #update(
     path: string,
     change: (current: Uint8Array) => Uint8Array | null,
     context?: ChangeContext,
   ): Promise<boolean> {
-    if (path === ROOT || this.#holdsMount(path)) return false;
-    const { mount, path: p } = this.#route(path);
+    if (path === ROOT || this.#holdsMount(path)) return Promise.resolve(false);
+    const mount = ownerOf(this.#mounts, path);
     const update = mount.store.update as NonNullable<MemoryStore["update"]>;
-    if (mount.path === ROOT) return update.call(mount.store, p, change, context);
-    try {
-      return await update.call(mount.store, p, change, context);
-    } catch (error) {
+    const done = update.call(mount.store, inner(mount.path, path), change, context);
+    if (mount.path === ROOT) return done;
+    return done.catch((error: unknown) => {
       throw outerError(mount.path, error);
-    }
+    });
   }
 
   async delete(path: string, context?: ChangeContext): Promise<boolean> {
@@ -249,10 +255,6 @@ export class MountedStore implements MemoryStore {
     } catch (error) {
       throw outerError(source.mount.path, error);
     }
-  }
-
-  isReservedName(name: string): boolean {
-    return this.#mounts.some((m) => m.store.isReservedName?.(name) === true);
   }
 
   /** Every mount's usage, summed. */
