@@ -151,12 +151,17 @@ export class MountedStore implements MemoryStore {
     return mount.store.stat(inner(mount.path, path));
   }
 
-  async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const { mount, path: p } = this.#route(dir);
-    if (!this.#mountsBelow(dir)) {
-      const listing = await mount.store.list(p, depth, options);
-      return listing && outerListing(mount.path, listing);
-    }
+  list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
+    const mount = ownerOf(this.#mounts, dir);
+    if (this.#mountsBelow(dir)) return this.#merged(mount, dir, depth, options);
+    const listing = mount.store.list(inner(mount.path, dir), depth, options);
+    if (mount.path === ROOT) return listing;
+    return listing.then((found) => found && outerListing(mount.path, found));
+  }
+
+  /** The listing of `dir`, owned by `mount`, with the mounts below it merged in. */
+  async #merged(mount: Mount, dir: string, depth: number, options?: ListOptions): Promise<Listing> {
+    const p = inner(mount.path, dir);
     const tops = topMountsBelow(this.#mounts, dir);
     const below = segmentsOf(dir).length;
     const [base, ...parts] = await Promise.all([
@@ -178,17 +183,20 @@ export class MountedStore implements MemoryStore {
   }
 
   /** Every mounted store has `readOrList`. A path above a mount point (or one) is a merged listing. */
-  async #readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
+  #readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
     if (path !== ROOT && !this.#holdsMount(path)) {
       const mount = ownerOf(this.#mounts, path);
       const readOrList = mount.store.readOrList as NonNullable<MemoryStore["readOrList"]>;
       if (mount.path === ROOT) return readOrList.call(mount.store, path, depth, options);
-      const found = await readOrList.call(mount.store, inner(mount.path, path), depth, options);
-      if (found?.kind !== "directory") return found;
-      return { kind: "directory", listing: outerListing(mount.path, found.listing) };
+      return readOrList
+        .call(mount.store, inner(mount.path, path), depth, options)
+        .then((found) =>
+          found?.kind === "directory"
+            ? { kind: "directory", listing: outerListing(mount.path, found.listing) }
+            : found,
+        );
     }
-    const listing = await this.list(path, depth, options);
-    return listing && { kind: "directory", listing };
+    return this.list(path, depth, options).then((listing) => listing && { kind: "directory", listing });
   }
 
   async write(
