@@ -74,6 +74,8 @@ class LazyTenantStore implements MemoryStore {
     const store = await this.#get();
     const usage = await usageOf(store);
     if (options?.dryRun !== true) {
+      // Hidden files too: listings leave them out, `files()` does not.
+      for (const file of (await store.files?.()) ?? []) await store.delete(file.path);
       const listing = await store.list(ROOT, 1);
       for (const entry of listing?.entries ?? []) await store.delete(entry.path);
     }

@@ -78,6 +78,7 @@ describe("openMounts", () => {
     const bob = await openMounts("config/mounts.json", { cwd: dir, env: {}, tenant: "bob" });
     try {
       await run(alice, { command: "create", path: "/memories/a.md", file_text: "alice" });
+      await run(alice, { command: "create", path: "/memories/.hidden.md", file_text: "h" });
       await run(alice, { command: "create", path: "/memories/notes/n.md", file_text: "alice's note" });
       expect(await run(bob, { command: "view", path: "/memories/a.md" })).toBe(
         "The path /memories/a.md does not exist. Please provide a valid path.",
@@ -89,7 +90,10 @@ describe("openMounts", () => {
         "1\talice's note",
       );
       expect(existsSync(join(dir, "config", "users", "alice.db"))).toBe(true);
-      expect(await alice.purge?.()).toEqual({ files: 2, bytes: 17 });
+      expect(await alice.purge?.()).toEqual({ files: 3, bytes: 18 });
+      expect(await run(alice, { command: "view", path: "/memories/.hidden.md" })).toBe(
+        "The path /memories/.hidden.md does not exist. Please provide a valid path.",
+      );
       expect(await run(alice, { command: "view", path: "/memories" })).toBe(
         [HEADER, "0B\t/memories", "0B\t/memories/notes/", "0B\t/memories/team/"].join("\n"),
       );
