@@ -1,8 +1,9 @@
 /** What every command gets: the streams, the environment, styles, progress bars and store opening. */
 import type { MemoryStore } from "@mem/core";
 import { labelled, markError } from "./labels.js";
+import { mountsFileOf } from "./mounts-option.js";
 import { StoreSetupError, StoreUrlError } from "./store-url/errors.js";
-import { type OpenStoreOptions, openStore } from "./store-url/open.js";
+import { type OpenStoreOptions, openMounts, openStore } from "./store-url/open.js";
 import { describeStore, parseStoreUrl } from "./store-url/parse.js";
 import { createStyle, type Style, useColor } from "./style.js";
 
@@ -71,10 +72,12 @@ export const createContext = (io: Io): Context => ({
   },
   async withStore(url, task, options = {}) {
     const { readOnly, ...open } = options;
-    const what = describeStore(parseStoreUrl(url));
+    const mounts = mountsFileOf(url);
+    const what = mounts === undefined ? describeStore(parseStoreUrl(url)) : `mount table ${mounts}`;
+    const opening = { ...open, ...(readOnly && { create: false }), env: io.env, cwd: io.cwd };
     let store: MemoryStore;
     try {
-      store = await openStore(url, { ...open, ...(readOnly && { create: false }), env: io.env, cwd: io.cwd });
+      store = await (mounts === undefined ? openStore(url, opening) : openMounts(mounts, opening));
     } catch (error) {
       // These two already say which store; anything else (a driver, a constructor) gets it named.
       if (!(error instanceof StoreUrlError || error instanceof StoreSetupError)) markError(error, what);

@@ -2,6 +2,7 @@
 import { CommanderError } from "commander";
 import { CommandError, createContext } from "./context.js";
 import { storeOfError } from "./labels.js";
+import { mountsInPlaceOfUrl } from "./mounts-option.js";
 import { createProgram } from "./program.js";
 import { StoreUrlError } from "./store-url/errors.js";
 import { maskUrl } from "./store-url/mask.js";
@@ -34,7 +35,7 @@ const report = (error: unknown): void => {
 const main = async (): Promise<number> => {
   const program = createProgram(ctx);
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(mountsInPlaceOfUrl(process.argv));
     return ctx.exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

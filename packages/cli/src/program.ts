@@ -30,11 +30,14 @@ Store URLs:
   ${storeUrlForms().join("\n  ")}
   encrypted+ stores read their key from MEMORY_KEY (base64 of 32 bytes, or a keyring id:key,id:key,...).
   S3 credentials come from the standard AWS variables.
+  --mounts <file> in place of a URL: one /memories made of the stores a mount table file names
+  ({ "/memories": { "url": "sqlite:./me.db" }, "/memories/team": { "url": "...", "access": "read_only" } }).
 
 Examples:
   $ mem tree fs:./memory-demo
   $ mem copy fs:./memory-demo redis://127.0.0.1:6379/notes
   $ mem --require ./my-scheme.mjs mcp myscheme://host/notes
+  $ mem view --mounts ./mounts.json /memories
 `,
     );
   for (const register of COMMANDS) register(program, ctx);

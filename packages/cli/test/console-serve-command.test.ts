@@ -1,6 +1,6 @@
 /** `mem serve` as a user runs it: the address on stdout, the store checked at start, tokens off loopback. */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { executeCommand } from "@mem/core";
@@ -41,6 +41,42 @@ const serve = (args: string[]) =>
   });
 
 describe("mem serve", () => {
+  it("serves a mount table with --mounts: the mounts and their access in the API", async () => {
+    const dir = join(base, "mounted");
+    mkdirSync(join(dir, "team"), { recursive: true });
+    writeFileSync(join(dir, "team", "rules.md"), "rule\n");
+    writeFileSync(
+      join(dir, "mounts.json"),
+      JSON.stringify({
+        "/memories": { url: "fs:./mine" },
+        "/memories/team": { url: "fs:./team", access: "read_only" },
+      }),
+    );
+    mkdirSync(join(dir, "mine"));
+    const running = await serve(["--mounts", join(dir, "mounts.json"), "--port", "0"]);
+    try {
+      const info = (await (await fetch(`${running.address}api/info`)).json()) as { mounts: unknown };
+      expect(info.mounts).toEqual([
+        { path: "/memories", access: "read_write" },
+        { path: "/memories/team", access: "read_only" },
+      ]);
+      const list = (await (await fetch(`${running.address}api/list?path=/memories`)).json()) as {
+        entries: { name: string; readOnly?: boolean }[];
+      };
+      expect(list.entries.map((e) => [e.name, e.readOnly === true])).toEqual([["team", true]]);
+      const view = (await (
+        await fetch(`${running.address}api/view?path=/memories/team/rules.md`)
+      ).json()) as {
+        content: string;
+      };
+      expect(view.content).toBe(
+        "Here's the content of /memories/team/rules.md with line numbers:\n     1\trule",
+      );
+    } finally {
+      await running.stop();
+    }
+  }, 120_000);
+
   it("prints its address and serves the page and the API, read-only", async () => {
     const root = join(base, "one");
     const store = await openStore(`fs:${root}`);

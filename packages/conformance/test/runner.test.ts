@@ -75,6 +75,7 @@ describe("runConformance with the runner's functions", () => {
       "tenants",
       "expiry",
       "erasure",
+      "mounts",
     ]);
     for (const name of ALL) {
       expect(alone[name].describes, name).toHaveLength(2);

@@ -13,6 +13,8 @@ export interface Info {
   store?: { name: string; backend: string };
   tenant?: string;
   quota: { maxFiles?: number; maxTotalBytes?: number };
+  /** The mount points of a store made of mounts, and their access. */
+  mounts?: { path: string; access: "read_write" | "read_only" }[];
 }
 export interface TenantInfo {
   id: string;
@@ -28,6 +30,8 @@ export interface Entry {
   size: string;
   bytes: number;
   hidden?: boolean;
+  /** A read-only mount point. */
+  readOnly?: boolean;
 }
 export interface Listing {
   path: string;
@@ -135,7 +139,7 @@ export const api = {
   raw: (tenant: string | undefined, path: string) =>
     get<{ text: string; bytes: number }>("raw", { tenant, path }),
   versions: (tenant: string | undefined, path: string) =>
-    get<{ history: boolean; versions: Version[] }>("versions", { tenant, path }),
+    get<{ history: boolean; versions: Version[]; readOnly?: boolean }>("versions", { tenant, path }),
   version: (tenant: string | undefined, path: string, id: string) =>
     get<{ text: string }>("version", { tenant, path, id }),
   search: (

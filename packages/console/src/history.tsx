@@ -49,6 +49,8 @@ function VersionSelect({ name, value, choices, label, onPick }: VersionSelectPro
 export function History({ tenant, path, writes, csrf, refresh, onRestored }: Props) {
   const [versions, setVersions] = useState<Version[] | undefined>();
   const [kept, setKept] = useState(true);
+  // A path in a read-only mount is never restored: no button is offered.
+  const [readOnly, setReadOnly] = useState(false);
   const [from, setFrom] = useState<string | undefined>();
   const [to, setTo] = useState<string>(CURRENT);
   const [texts, setTexts] = useState<[string, string] | undefined>();
@@ -61,6 +63,7 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
       .versions(tenant, path)
       .then((v) => {
         setKept(v.history);
+        setReadOnly(v.readOnly === true);
         setVersions(v.versions);
         if (v.versions[0]) setFrom((now) => now ?? v.versions[0]?.id);
       })
@@ -116,6 +119,7 @@ export function History({ tenant, path, writes, csrf, refresh, onRestored }: Pro
             <span class="actor">{v.actor ? `by ${v.actor}` : "by an unnamed actor"}</span>
             <span class="size">{v.size} bytes</span>
             {writes &&
+              !readOnly &&
               (confirming === v.id ? (
                 <fieldset class="confirm">
                   <legend>Restore this version?</legend>

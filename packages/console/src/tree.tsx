@@ -153,6 +153,11 @@ export function Tree({ tenant, hidden, selected, onOpenFile, refresh, onLoaded }
             <span class="name">
               <Shown text={entry.name} />
             </span>
+            {entry.readOnly && (
+              <span class="lock" role="img" aria-label="read-only mount" title="read-only mount">
+                🔒
+              </span>
+            )}
             <span class="size">{entry.size}</span>
           </span>
           {expanded && (

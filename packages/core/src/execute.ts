@@ -8,6 +8,7 @@ import { isStoreError, safeReason } from "./failure.js";
 import { isImagePath, renderImage, type ToolImage } from "./image.js";
 import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
+import { mountRefusal } from "./mounts/refusals.js";
 import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
 import { checkQuotaOptions, createOwnError, type Quota, type QuotaOptions, quotaFor } from "./quota.js";
@@ -193,6 +194,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
         pathLimits: store.pathLimits,
       });
       if (!to.ok) return fail(to.error);
+      const mounted = mountRefusal(store, "rename", [from.path, to.path]);
+      if (mounted) return fail(mounted);
       const secret = guardPath(settings.guard, to.path);
       if (secret) return fail(secret);
       const renamed = await runRename(store, from.path, to.path, context);
@@ -206,6 +209,8 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     const checked = validatePath(command.path, { isReservedName: reserved, pathLimits: store.pathLimits });
     if (!checked.ok) return fail(checked.error);
     subject = checked.path;
+    const mounted = mountRefusal(store, command.command, [checked.path]);
+    if (mounted) return fail(mounted);
     const secret = command.command === "create" ? guardPath(settings.guard, checked.path) : null;
     if (secret) return fail(secret);
     const result = await run(store, { ...command, path: checked.path }, settings);

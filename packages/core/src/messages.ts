@@ -140,6 +140,19 @@ export const msg = {
     `Error: Refused to write ${redactedPath}: the path looks like ${kind}. Do not store secrets or personal data in memory.`,
   redacted: () => "[REDACTED]",
   redactedNote: (k: number) => `\n(Note: ${k} sensitive value(s) were replaced by [REDACTED] before saving.)`,
+
+  // §8 mounts
+  deleteMountPoint: (path: string, mount: string) =>
+    `Error: Cannot delete ${path}: a memory is mounted at ${mount}`,
+  renameMountPoint: (path: string, mount: string) =>
+    `Error: Cannot rename ${path}: a memory is mounted at ${mount}`,
+  readOnlyMount: (path: string, mount: string) =>
+    `Error: The path ${path} is read-only: it is in the read-only memory mounted at ${mount}`,
+  crossMountRename: (from: string, to: string) =>
+    `Error: Cannot rename ${from} to ${to}: they are in different memories`,
+  mountsHeader: () => "Your memory directory is made of these memories:",
+  mountLine: (mount: string, access: "read-write" | "read-only", instructions: string | undefined) =>
+    `- ${mount} (${access})${instructions === undefined || instructions === "" ? "" : `: ${instructions}`}`,
 } as const;
 
 // Tool protocols other than the Messages API (MCP, function calling): the tool described for a model

@@ -3,12 +3,13 @@ import {
   type ExecuteOptions,
   executeCommand,
   MEMORY_PROTOCOL_DESCRIPTION,
-  MEMORY_SYSTEM_PROMPT,
   MEMORY_TOOL_DESCRIPTION,
   MEMORY_TOOL_OVERWRITING_DESCRIPTION,
   MEMORY_TOOL_READ_ONLY_DESCRIPTION,
   MEMORY_TOOL_TITLE,
   type MemoryStore,
+  memoryMountsText,
+  memorySystemPrompt,
   memoryToolInputSchema,
   readOnlyRefusal,
   type ToolResult,
@@ -63,15 +64,22 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
   checkServerOptions(options);
   const { readOnly = false, protocol = true, ...execute } = options;
   const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+  // A store made of mounts (SPEC §8): the client sees each mount and its access in the tool's description
+  // and in the protocol prompt.
+  const mounts = memoryMountsText(store);
+  const prompt = mounts === null ? memorySystemPrompt() : memorySystemPrompt({ mounts: store });
 
   const tool: Tool = {
     name: MEMORY_TOOL_NAME,
     title: MEMORY_TOOL_TITLE,
-    description: readOnly
-      ? MEMORY_TOOL_READ_ONLY_DESCRIPTION
-      : execute.createOverwrites
-        ? MEMORY_TOOL_OVERWRITING_DESCRIPTION
-        : MEMORY_TOOL_DESCRIPTION,
+    description: withMounts(
+      readOnly
+        ? MEMORY_TOOL_READ_ONLY_DESCRIPTION
+        : execute.createOverwrites
+          ? MEMORY_TOOL_OVERWRITING_DESCRIPTION
+          : MEMORY_TOOL_DESCRIPTION,
+      mounts,
+    ),
     inputSchema: memoryToolInputSchema({ readOnly }) as Tool["inputSchema"],
     annotations: {
       title: MEMORY_TOOL_TITLE,
@@ -113,15 +121,19 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
       { title: MEMORY_TOOL_TITLE, description: MEMORY_PROTOCOL_DESCRIPTION },
       () => ({
         description: MEMORY_PROTOCOL_DESCRIPTION,
-        messages: [{ role: "user", content: { type: "text", text: MEMORY_SYSTEM_PROMPT } }],
+        messages: [{ role: "user", content: { type: "text", text: prompt } }],
       }),
     );
     mcp.registerResource(
       MEMORY_PROTOCOL_PROMPT,
       MEMORY_PROTOCOL_URI,
       { title: MEMORY_TOOL_TITLE, description: MEMORY_PROTOCOL_DESCRIPTION, mimeType: "text/plain" },
-      (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: MEMORY_SYSTEM_PROMPT }] }),
+      (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: prompt }] }),
     );
   }
   return mcp;
 }
+
+/** The tool's description, followed by the mounts of a mounted store. */
+const withMounts = (description: string, mounts: string | null): string =>
+  mounts === null ? description : `${description}\n\n${mounts}`;

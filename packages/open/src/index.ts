@@ -6,6 +6,13 @@ export { NoStoreError, StoreSetupError, StoreUrlError } from "./errors.js";
 export type { FsSpec } from "./fs.js";
 export { decodeKey, KEY_VARIABLE, type KeyOptions, keyOptions } from "./key.js";
 export { maskUrl } from "./mask.js";
+export {
+  type MountFileEntry,
+  type OpenMountsOptions,
+  openMounts,
+  parseMountTable,
+  TENANT_PLACEHOLDER,
+} from "./mounts.js";
 export { type OpenStoreOptions, openStore } from "./open.js";
 export {
   describeStore,

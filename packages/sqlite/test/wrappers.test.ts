@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { runConformance } from "@mem/conformance";
+import { conformanceSuites, runConformance } from "@mem/conformance";
+import { mountStores } from "@mem/core";
 import { EncryptedStore } from "@mem/encrypted";
 import { HistoryStore } from "@mem/history";
 import { SqliteStore } from "../src/index.js";
@@ -47,4 +48,15 @@ runConformance({
     const inner = new SqliteStore({ path: freshPath(), ...expiry });
     return remember(new EncryptedStore(inner, { ...KEY, ...expiry }), inner);
   },
+});
+
+// A table that mounts one SqliteStore at /memories (SPEC §8) plays every golden transcript byte for byte,
+// through the store's one-request views (`readOrList`) and native edits.
+conformanceSuites.golden({
+  name: "a single-mount table over SqliteStore",
+  create: () => {
+    const inner = new SqliteStore({ path: freshPath() });
+    return remember(mountStores({ "/memories": { store: inner } }), inner);
+  },
+  destroy,
 });

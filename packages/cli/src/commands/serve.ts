@@ -1,6 +1,7 @@
 /** `mem serve URL`: a console in the browser to look at a store's memory, its history and its changes. */
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
+import { mountsFileOf } from "../mounts-option.js";
 import { startConsole } from "../serve/server.js";
 import { maskUrl } from "../store-url/mask.js";
 import { describeStore, parseStoreUrl } from "../store-url/parse.js";
@@ -84,8 +85,9 @@ export const serve: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: ServeFlags) => {
-      const spec = parseStoreUrl(url);
-      const tenant = spec.tenant;
+      const mounts = mountsFileOf(url);
+      const spec = mounts === undefined ? parseStoreUrl(url) : undefined;
+      const tenant = spec?.tenant;
       const token = flags.token ?? ctx.io.env[SERVE_TOKEN_VARIABLE];
       const writeToken = flags.writeToken ?? ctx.io.env[SERVE_WRITE_TOKEN_VARIABLE];
       const host = flags.host ?? "127.0.0.1";
@@ -117,7 +119,9 @@ export const serve: CommandModule = (program, ctx) => {
             ...(writeToken === undefined ? {} : { writeToken }),
             ...(flags.allowWrites ? { allowWrites: true } : {}),
             ...(flags.maxStreams === undefined ? {} : { maxStreams: flags.maxStreams }),
-            store: { name: maskUrl(url), backend: describeStore(spec) },
+            store: spec
+              ? { name: maskUrl(url), backend: describeStore(spec) }
+              : { name: `--mounts ${mounts}`, backend: "a mount table" },
             ...(tenant === undefined ? {} : { tenant }),
             quota: {
               ...(flags.maxFiles === undefined ? {} : { maxFiles: flags.maxFiles }),

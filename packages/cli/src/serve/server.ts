@@ -15,6 +15,7 @@ import {
   orderEntries,
   validatePath,
 } from "@mem/core";
+import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
@@ -24,6 +25,7 @@ import { Assets, findAssets } from "./assets.js";
 import { changeRowsOf, hasChangeLog, type RollbackRequest, timeOf } from "./audit.js";
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
 import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
+import { historyAt, isReadOnlyMountPoint, mountsOf } from "./mounts.js";
 import { checkQuery, search } from "./search.js";
 import { addHistoryBytes, ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
 
@@ -197,6 +199,7 @@ export const startConsole = async (
         audit: hasChangeLog(store) || (stores.scoped && hasChangeLog(HistoryStore.prototype as MemoryStore)),
         scoped: fixedTenant === undefined && stores.scoped,
         quota: options.quota ?? {},
+        mounts: (mountsOf(store) ?? []).map((m) => ({ path: m.path, access: m.access })),
         ...(fixedTenant === undefined ? {} : { tenant: fixedTenant }),
       });
     },
@@ -229,7 +232,10 @@ export const startConsole = async (
         listing.entries.filter((e) => e.depth === 1),
       );
       const shown = children.slice(0, limit);
-      const entries = shown.map((e) => entryOf(e));
+      const entries = shown.map((e) => ({
+        ...entryOf(e),
+        ...(isReadOnlyMountPoint(of, e.path) ? { readOnly: true } : {}),
+      }));
       if (q.get("hidden") === "1") entries.push(...(await hiddenChildren(of, dir)));
       json(res, {
         path: dir,
@@ -266,16 +272,22 @@ export const startConsole = async (
     "GET /api/versions": async (_req, res, q) => {
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
-      if (!hasVersions(of)) return json(res, { history: false, versions: [] });
-      json(res, { history: true, versions: await of.versions(path) });
+      const at = historyAt(of, path);
+      if (!at) return json(res, { history: false, versions: [] });
+      json(res, {
+        history: true,
+        versions: await at.history.versions(at.path),
+        ...(at.readOnly ? { readOnly: true } : {}),
+      });
     },
 
     "GET /api/version": async (_req, res, q) => {
       const of = await storeOf(q);
       const path = pathOf(q.get("path"), of);
       const id = q.get("id") ?? "";
-      if (!hasVersions(of)) throw new HttpError(404, "this store keeps no versions");
-      const data = id === "current" ? (await of.read(path))?.data : await of.readVersion(path, id);
+      const at = historyAt(of, path);
+      if (!at) throw new HttpError(404, "this store keeps no versions");
+      const data = id === "current" ? (await of.read(path))?.data : await at.history.readVersion(at.path, id);
       if (!data) throw new HttpError(404, `${path} has no version ${JSON.stringify(id)}`);
       json(res, { text: decoder.decode(data) });
     },
@@ -292,11 +304,14 @@ export const startConsole = async (
       const body = (await readBody(req)) as { path?: unknown; id?: unknown };
       const of = await storeOf(q);
       const path = pathOf(body.path, of);
-      if (typeof body.id !== "string" || !hasVersions(of)) throw new HttpError(400, "no such version");
-      if ((await of.readVersion(path, body.id)) === null) {
+      const at = historyAt(of, path);
+      if (typeof body.id !== "string" || !at) throw new HttpError(400, "no such version");
+      // A read-only mount is never written, by the model or by the console.
+      if (at.readOnly) throw new HttpError(403, `${path} is in a read-only mount: it cannot be restored`);
+      if ((await at.history.readVersion(at.path, body.id)) === null) {
         throw new HttpError(404, `${path} has no version ${JSON.stringify(body.id)}`);
       }
-      const { replacedVersionId } = await of.restore(path, body.id);
+      const { replacedVersionId } = await at.history.restore(at.path, body.id);
       const change: LiveChange = { kind: "restored", path, entry: "file", time: Date.now() };
       hub.announce(of, change);
       json(res, { restored: body.id, replacedVersionId: replacedVersionId ?? null });

@@ -47,3 +47,13 @@ export const viewMissing = (path: string): string =>
   `The path ${path} does not exist. Please provide a valid path.`;
 export const directoryHeader = (path: string): string =>
   `Here're the files and directories up to 2 levels deep in ${path}, excluding hidden items and node_modules:`;
+
+// SPEC §8 results the mounts suite checks.
+export const readOnlyMount = (path: string, mount: string): string =>
+  `Error: The path ${path} is read-only: it is in the read-only memory mounted at ${mount}`;
+export const deleteMountPoint = (path: string, mount: string): string =>
+  `Error: Cannot delete ${path}: a memory is mounted at ${mount}`;
+export const renameMountPoint = (path: string, mount: string): string =>
+  `Error: Cannot rename ${path}: a memory is mounted at ${mount}`;
+export const crossMountRename = (from: string, to: string): string =>
+  `Error: Cannot rename ${from} to ${to}: they are in different memories`;

@@ -1,0 +1,123 @@
+/**
+ * Paired runs of the agent mix: every command runs on two stores, one per mode (`on`: the feature measured,
+ * `off`: without it), in alternating order, timing each side, so that load on the machine hits both alike.
+ * The guard's and the mounts' benchmarks share it.
+ */
+import { type ExecuteOptions, executeCommand, type MemoryStore } from "@mem/core";
+import type { BenchConfig } from "./config.js";
+import type { Backend, ToolInput } from "./subject.js";
+import { agentMix } from "./workloads.js";
+
+const decoder = new TextDecoder();
+
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+/** The time of each timed command in each mode, by command name. */
+interface Totals {
+  on: Map<string, number[]>;
+  off: Map<string, number[]>;
+}
+
+const push = (map: Map<string, number[]>, key: string, value: number) => {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+};
+
+/**
+ * Mean time per command of the mix in one mode, from the median time of each command kind weighted by
+ * how often it ran: a preempted command (the machine may be busy) moves a median far less than a sum.
+ */
+const weightedMs = (times: Map<string, number[]>): number => {
+  let total = 0;
+  let count = 0;
+  for (const list of times.values()) {
+    total += median(list) * list.length;
+    count += list.length;
+  }
+  return total / count;
+};
+
+/** One side of a pair: the store a mode runs on, with its options. */
+export interface Side {
+  store: MemoryStore;
+  options: ExecuteOptions;
+}
+
+const pairedBackend = (open: () => { on: Side; off: Side }, totals: Totals): Backend => {
+  const stores: MemoryStore[] = [];
+  let flip = false;
+  let inFlight = 0;
+  return {
+    async open() {
+      const { on, off } = open();
+      stores.push(on.store, off.store);
+      const timed = async (side: Side, input: ToolInput) => {
+        const started = performance.now();
+        const result = await executeCommand(side.store, input, side.options);
+        return { result, ms: performance.now() - started };
+      };
+      return {
+        async exec(input) {
+          flip = !flip;
+          const onFirst = flip;
+          // Seeding runs commands concurrently; only the one-at-a-time part of the mix is timed.
+          const alone = ++inFlight === 1;
+          const first = await timed(onFirst ? on : off, input);
+          const second = await timed(onFirst ? off : on, input);
+          const [a, b] = onFirst ? [first, second] : [second, first];
+          if (alone && inFlight === 1) {
+            push(totals.on, String(input["command"]), a.ms);
+            push(totals.off, String(input["command"]), b.ms);
+          }
+          inFlight--;
+          if (a.result.content !== b.result.content) throw new Error(`the modes differ: ${a.result.content}`);
+          return a.result;
+        },
+        readText: async (path) => {
+          const file = await on.store.read(path);
+          return file ? decoder.decode(file.data) : null;
+        },
+      };
+    },
+    async close() {
+      await Promise.all(stores.map((s) => s.close?.()));
+    },
+  };
+};
+
+/**
+ * For each subject, the median over `rounds` of the ops/s of each mode on the agent mix, with the row of
+ * a results table (`| name | on | off | off ÷ on |`) printed and returned. `fatal` says which first
+ * error of a run stops the benchmark (a mode that refused what the other accepted).
+ */
+export async function pairedRates(
+  subjects: readonly { name: string; make: () => MemoryStore }[],
+  pair: (make: () => MemoryStore) => { on: Side; off: Side },
+  run: { rounds: number; config: BenchConfig; fatal: (error: string) => boolean },
+): Promise<string[]> {
+  const rows: string[] = [];
+  for (const subject of subjects) {
+    const rates: { on: number[]; off: number[] } = { on: [], off: [] };
+    for (let round = 0; round < run.rounds; round++) {
+      const totals: Totals = { on: new Map(), off: new Map() };
+      const backend = pairedBackend(() => pair(subject.make), totals);
+      const result = await agentMix(backend, run.config);
+      await backend.close();
+      if (result.errors > 0 && result.firstError && run.fatal(result.firstError)) {
+        throw new Error(result.firstError);
+      }
+      rates.on.push(1000 / weightedMs(totals.on));
+      rates.off.push(1000 / weightedMs(totals.off));
+    }
+    const on = median(rates.on);
+    const off = median(rates.off);
+    const row = `| ${subject.name} | ${Math.round(on).toLocaleString("en")} | ${Math.round(off).toLocaleString("en")} | ${(off / on).toFixed(3)}x |`;
+    console.log(row);
+    rows.push(row);
+  }
+  return rows;
+}
