@@ -67,6 +67,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "NotADirectoryError",
       "NotFoundError",
       "OptionChecks",
+      "Parsed",
       "PathCheck",
       "PathLimits",
       "PurgeOptions",
