@@ -51,8 +51,10 @@ export interface Context {
 
 export interface WithStoreOptions
   extends Pick<OpenStoreOptions, "expireAfterSeconds" | "check" | "history" | "bookkeeping"> {
-  /** The command only reads: a missing store is an error, never created. */
+  /** The command only reads: a missing store is an error, never created, and opening it writes nothing. */
   readOnly?: boolean;
+  /** The command changes only a store that exists: a missing store is an error, never created. */
+  existing?: boolean;
 }
 
 export const createContext = (io: Io): Context => ({
@@ -70,11 +72,17 @@ export const createContext = (io: Io): Context => ({
     io.stderr.write(`${text}\n`);
   },
   async withStore(url, task, options = {}) {
-    const { readOnly, ...open } = options;
+    const { readOnly, existing, ...open } = options;
     const what = describeStore(parseStoreUrl(url));
     let store: MemoryStore;
     try {
-      store = await openStore(url, { ...open, ...(readOnly && { create: false }), env: io.env, cwd: io.cwd });
+      store = await openStore(url, {
+        ...open,
+        ...(readOnly && { readOnly: true }),
+        ...(existing && { create: false }),
+        env: io.env,
+        cwd: io.cwd,
+      });
     } catch (error) {
       // These two already say which store; anything else (a driver, a constructor) gets it named.
       if (!(error instanceof StoreUrlError || error instanceof StoreSetupError)) markError(error, what);

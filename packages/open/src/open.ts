@@ -3,7 +3,7 @@ import { type MemoryStore, ROOT } from "@mem/core";
 import { HISTORY_NAME, HistoryStore } from "@mem/history";
 import { importAdapter } from "./adapter.js";
 import { expiryOption, type OpenContext } from "./backend.js";
-import { StoreSetupError } from "./errors.js";
+import { NoStoreError, StoreSetupError } from "./errors.js";
 import { KEY_VARIABLE, keyOptions } from "./key.js";
 import { backendOf, describeStore, parseStoreUrl, type StoreSpec } from "./parse.js";
 
@@ -22,6 +22,12 @@ export interface OpenStoreOptions {
    * `NoStoreError` is thrown instead. For tools that only read. Default `true`.
    */
   create?: boolean;
+  /**
+   * The caller only reads: opening writes nothing, key material included, and implies `create: false`.
+   * An `encrypted+` URL over a store that was never encrypted answers as a missing store when it is empty
+   * (`NoStoreError`) and is refused when it holds plain files. Default `false`.
+   */
+  readOnly?: boolean;
   /** Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. */
   history?: boolean;
   /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
@@ -67,7 +73,7 @@ export const openStore = async (
   const context: OpenContext = {
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
-    create: options.create ?? true,
+    create: options.readOnly === true ? false : (options.create ?? true),
     ...(options.expireAfterSeconds !== undefined && { expireAfterSeconds: options.expireAfterSeconds }),
   };
   // The key is checked before any connection is made.
@@ -79,8 +85,15 @@ export const openStore = async (
   let store = await backendOf(spec.backend).open(spec.backend, context);
   if (keys && encryption) {
     const { EncryptedStore } = encryption;
+    const readOnly = options.readOnly === true;
+    try {
+      await checkEncryptable(store, spec, readOnly);
+    } catch (error) {
+      await store.close?.().catch(() => undefined);
+      throw error;
+    }
     // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
-    store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
+    store = new EncryptedStore(store, { ...keys, ...expiryOption(context), readOnly });
   }
   if (spec.tenant !== undefined) {
     store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
@@ -117,6 +130,29 @@ const withBookkeeping = async (
   }
   if (!history && versions?.kind !== "directory") return store;
   return new HistoryStore(store);
+};
+
+/**
+ * An `encrypted+` URL over a store without encryption bookkeeping: encrypting it is a write, so a
+ * reader finds no store (nothing is written, not even a key check); and a store that holds plain files
+ * is never turned into a mix of plain and encrypted ones.
+ */
+const checkEncryptable = async (inner: MemoryStore, spec: StoreSpec, readOnly: boolean): Promise<void> => {
+  if ((await inner.stat(ENCRYPTED_DIR))?.kind === "directory") return;
+  if (await holdsAnything(inner)) {
+    throw new StoreSetupError(
+      `${describeStore({ ...spec, encrypted: false })} holds plain (unencrypted) memory: open it without encrypted+, or copy it into a new store with mem copy.`,
+    );
+  }
+  if (readOnly) throw new NoStoreError(describeStore(spec));
+};
+
+/** Whether a store holds any file, hidden ones and tenants included. */
+const holdsAnything = async (store: MemoryStore): Promise<boolean> => {
+  if (store.files) {
+    if ((await store.files()).length > 0) return true;
+  } else if (((await store.list(ROOT, 1))?.entries.length ?? 0) > 0) return true;
+  return store.tenants ? (await store.tenants({ limit: 1 })).tenants.length > 0 : false;
 };
 
 /**

@@ -43,6 +43,50 @@ describe("openStore", () => {
   });
 });
 
+describe("openStore with readOnly", () => {
+  const entries = (dir: string): string[] => readdirSync(dir, { recursive: true }).map(String).sort();
+
+  it("reads an empty store through encrypted+ as a missing one, writing no key material", async () => {
+    const dir = tempDir();
+    const opening = openStore(`encrypted+fs:${dir}`, { readOnly: true, env: { MEMORY_KEY: KEY } });
+    await expect(opening).rejects.toBeInstanceOf(NoStoreError);
+    expect(entries(dir)).toEqual([]);
+  });
+
+  it("refuses a plain store through encrypted+, reading or writing, and leaves it as it was", async () => {
+    const dir = tempDir();
+    const plain = await openStore(`fs:${dir}`, { env: {} });
+    await executeCommand(plain, { command: "create", path: "/memories/a.md", file_text: "plain\n" });
+    await plain.close?.();
+    const before = entries(dir);
+    for (const readOnly of [true, false]) {
+      await expect(openStore(`encrypted+fs:${dir}`, { readOnly, env: { MEMORY_KEY: KEY } })).rejects.toThrow(
+        /holds plain \(unencrypted\) memory/,
+      );
+    }
+    expect(entries(dir)).toEqual(before);
+  });
+
+  it("refuses a wrong key without writing, and writes no key check for a key id the store never used", async () => {
+    const dir = tempDir();
+    const store = await openStore(`encrypted+fs:${dir}`, { env: { MEMORY_KEY: KEY } });
+    await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "secret\n" });
+    await store.close?.();
+    const before = entries(dir);
+    const wrong = Buffer.alloc(32, 1).toString("base64");
+    await expect(
+      openStore(`encrypted+fs:${dir}`, { readOnly: true, env: { MEMORY_KEY: wrong } }),
+    ).rejects.toThrow(/does not match/);
+    const other = await openStore(`encrypted+fs:${dir}`, {
+      readOnly: true,
+      env: { MEMORY_KEY: `other:${wrong},default:${KEY}` },
+    });
+    expect(new TextDecoder().decode((await other.read("/memories/a.md"))?.data)).toBe("secret\n");
+    await other.close?.();
+    expect(entries(dir)).toEqual(before);
+  });
+});
+
 describe("openStore and the bookkeeping a store holds", () => {
   const create = { command: "create", path: "/memories/a.md", file_text: "one\n" };
   const edit = { command: "str_replace", path: "/memories/a.md", old_str: "one", new_str: "two" };
