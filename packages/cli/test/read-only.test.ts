@@ -82,7 +82,8 @@ describe("reading commands write nothing", () => {
       mkdirSync(dir, { recursive: true });
       await fill(url);
       const before = snapshot(dir);
-      expect(before.size).toBeGreaterThan(3);
+      // SQLite keeps everything in its one file.
+      expect(before.size).toBeGreaterThan(kind === "sqlite" ? 0 : 3);
       for (const args of readCommands(url, outside)) {
         const run = await mem(args);
         expect({ args: args[0], code: run.code, stderr: run.stderr }).toEqual({
@@ -139,7 +140,7 @@ describe("encrypted+ over a store that was never encrypted", () => {
     mkdirSync(dir);
     for (const args of readCommands(`encrypted+fs:${dir}`, servers.tempDir())) {
       const run = await mem(args);
-      expect(run.code, `mem ${args[0]}`).toBe(2);
+      expect(run.code, `mem ${args[0]}`).toBe(1);
       expect(run.stderr).toContain("no store at");
       expect(readdirSync(dir)).toEqual([]);
     }

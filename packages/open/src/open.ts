@@ -35,9 +35,12 @@ export interface OpenStoreOptions {
   /**
    * Look for the bookkeeping of `@mem/history` and `@mem/encrypted` (one `stat` each). Default `true`.
    * `false` opens the store as it is, e.g. to `sweep()` it: on stores that remove expired files on every
-   * call, those reads would remove them before `sweep()` could report them.
+   * call, those reads would remove them before `sweep()` could report them. `"unwrapped"`: encrypted
+   * files are still refused without their key, but a store holding versions is not wrapped in
+   * `HistoryStore`, so its `.mem-history` files are seen as they are (for tools that back up or copy a
+   * store whole, versions included).
    */
-  bookkeeping?: boolean;
+  bookkeeping?: boolean | "unwrapped";
 }
 
 const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
@@ -100,7 +103,8 @@ export const openStore = async (
   }
   try {
     const history = options.history === true || spec.history === true;
-    if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
+    if (options.bookkeeping === "unwrapped") await withBookkeeping(store, spec, false, false);
+    else if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
     if (options.check) await store.check?.();
   } catch (error) {
     await store.close?.().catch(() => undefined);
@@ -118,9 +122,10 @@ const withBookkeeping = async (
   store: MemoryStore,
   spec: StoreSpec,
   history: boolean,
+  wrap = true,
 ): Promise<MemoryStore> => {
   const [versions, encrypted] = await Promise.all([
-    history ? null : store.stat(HISTORY_DIR),
+    history || !wrap ? null : store.stat(HISTORY_DIR),
     spec.encrypted ? null : store.stat(ENCRYPTED_DIR),
   ]);
   if (encrypted) {
@@ -128,7 +133,7 @@ const withBookkeeping = async (
       `${describeStore(spec)} holds encrypted memory: open it with an encrypted+ URL and its key in ${KEY_VARIABLE}.`,
     );
   }
-  if (!history && versions?.kind !== "directory") return store;
+  if (!wrap || (!history && versions?.kind !== "directory")) return store;
   return new HistoryStore(store);
 };
 

@@ -5,7 +5,15 @@
 import { isStoreError, type MemoryStore } from "@mem/core";
 import { HistoryStore, RedactedVersionError } from "@mem/history";
 import { CommandError } from "../context.js";
-import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import {
+  type CommandModule,
+  EXISTING,
+  examples,
+  JSON_OPTION,
+  memoryPath,
+  READ_ONLY,
+  URL_ARGUMENT,
+} from "./common.js";
 
 /** The versions of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
 const keptOf = (store: MemoryStore): HistoryStore =>
@@ -77,7 +85,8 @@ export const history: CommandModule = (program, ctx) => {
               );
             }
           },
-          READ_ONLY,
+          // A redaction writes (a tombstone); a listing only reads.
+          options.redact === undefined ? READ_ONLY : EXISTING,
         );
       },
     );
@@ -115,7 +124,7 @@ export const restore: CommandModule = (program, ctx) => {
               `Restored ${path} to ${id}${replacedVersionId ? `; the replaced content is version ${replacedVersionId}` : ""}.\n`,
             );
         },
-        READ_ONLY,
+        EXISTING,
       );
     });
 };

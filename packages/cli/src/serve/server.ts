@@ -17,8 +17,8 @@ import {
 } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
-import { writeArchive } from "../archive.js";
-import { enumerateFiles } from "../files.js";
+import { entryName, MANIFEST_NAME, manifestOf, writeArchive } from "../archive.js";
+import { travellingFiles } from "../travel.js";
 import { Assets, findAssets } from "./assets.js";
 import { Guard, refuse, SECURITY_HEADERS } from "./guard.js";
 import { type LiveChange, pollChanges } from "./live.js";
@@ -304,7 +304,7 @@ export const startConsole = async (
     "GET /api/export": async (_req, res, q) => {
       const of = await storeOf(q);
       const tenant = fixedTenant ?? tenantOf(q);
-      const { files } = await enumerateFiles(of);
+      const { files } = await travellingFiles(of);
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         "Content-Type": "application/x-tar",
@@ -313,9 +313,10 @@ export const startConsole = async (
       await writeArchive(
         res,
         (async function* () {
+          yield { name: MANIFEST_NAME, data: manifestOf(null) };
           for (const { path } of files) {
             const data = await of.read(path);
-            if (data) yield { path, data: data.data };
+            if (data) yield { name: entryName(path), data: data.data };
           }
         })(),
       );
