@@ -147,6 +147,8 @@ describe("mem view, cat, run, tree", () => {
         "│       └── binary.bin  7B",
         `└── ${"ü".repeat(60)}/  13B`,
         `    └── ${"ß".repeat(40)}.txt  13B`,
+        // Every file quotas count, the hidden and node_modules ones the listing leaves out included.
+        "6 files, 77B (hidden ones included)",
         "",
       ].join("\n"),
     );

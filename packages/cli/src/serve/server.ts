@@ -17,6 +17,7 @@ import {
 } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
+import { countStore } from "@mem/open";
 import { entryName, MANIFEST_NAME, manifestOf, writeArchive } from "../archive.js";
 import { travellingFiles } from "../travel.js";
 import { Assets, findAssets } from "./assets.js";
@@ -163,7 +164,11 @@ export const startConsole = async (
           limit: whole(q.get("limit"), 100, 1000),
           ...(after ? { after } : {}),
         });
-        return json(res, tenantPageOf(page));
+        // Each tenant's count is the one every surface shows (countStore), not what tenants() keeps.
+        const tenants = await Promise.all(
+          page.tenants.map(async (t) => ({ ...t, ...(await countStore(await stores.of(t.id))) })),
+        );
+        return json(res, tenantPageOf({ ...page, tenants }));
       }
       // A store that lists no tenants: the one the URL or the page names, if any.
       const tenant = fixedTenant ?? tenantOf(q);
