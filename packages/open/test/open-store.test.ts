@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { afterEach, describe, expect, it } from "vitest";
-import { NoStoreError, openStore, StoreSetupError } from "../src/index.js";
+import { countStore, NoStoreError, openStore, StoreSetupError } from "../src/index.js";
 import { scopeTo } from "../src/open.js";
 
 const dirs: string[] = [];
@@ -241,5 +241,28 @@ describe("scopeTo", () => {
     await executeCommand(scope, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
     await scope.close();
     expect(closed).toEqual(["root/alice", "root"]);
+  });
+});
+
+describe("countStore", () => {
+  it("counts what quotas count, hidden files included, and history's bytes beside, opened either way", async () => {
+    const dir = tempDir();
+    const store = await openStore(`fs:${dir}?history`, { env: {} });
+    await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "one\n" });
+    await executeCommand(store, { command: "create", path: "/memories/.h.md", file_text: "hidden\n" });
+    await executeCommand(store, {
+      command: "str_replace",
+      path: "/memories/a.md",
+      old_str: "one",
+      new_str: "two",
+    });
+    const counted = await countStore(store);
+    await store.close?.();
+    expect(counted).toMatchObject({ files: 2, bytes: 11, complete: true });
+    expect(counted.historyBytes).toBeGreaterThanOrEqual(4);
+    // The same figures from the store opened without its history wrapper, as backups open it.
+    const raw = await openStore(`fs:${dir}`, { env: {}, bookkeeping: "unwrapped", readOnly: true });
+    expect(await countStore(raw)).toEqual(counted);
+    await raw.close?.();
   });
 });
