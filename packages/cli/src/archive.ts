@@ -1,7 +1,9 @@
 /**
- * Memory as a tar archive: one regular file per memory file, named by its canonical path without the
- * leading slash (`memories/notes.md`), mode 0600. Archives are read as streams (gzip-compressed ones
- * too), one entry at a time: no more than one file is ever held in memory.
+ * Memory as a tar archive (docs/archive.md): first `mem-archive.json`, the manifest (format version,
+ * tenants), then one regular file per memory file, named by its canonical path without the leading
+ * slash (`memories/notes.md`), a tenant's under `tenants/<id, percent-encoded>/memories/...`, mode 0600.
+ * Archives are read as streams (gzip-compressed ones too), one entry at a time: no more than one file is
+ * ever held in memory.
  */
 import type { Readable, Writable } from "node:stream";
 import { ROOT } from "@mem/core";
@@ -10,10 +12,36 @@ import { CommandError } from "./context.js";
 
 export const TOP = ROOT.slice(1); // "memories"
 
-/** Writes files to `output` as a tar stream; `files` yields them one at a time. */
+/** The manifest's entry name, written first. */
+export const MANIFEST_NAME = "mem-archive.json";
+/** The archive format this version writes; it reads this one and every earlier one. */
+export const ARCHIVE_VERSION = 1;
+/** The folder of the tenants' files. */
+export const TENANTS_DIR = "tenants";
+
+export interface Manifest {
+  format: "mem-archive";
+  version: number;
+  /** Whether every tenant of the store was exported (`--all-tenants`). */
+  allTenants: boolean;
+  /** The tenants whose files follow, in byte order of their ids. */
+  tenants: string[];
+}
+
+/** The manifest of an archive of the store and `tenants`; `null` tenants: the store alone. */
+export const manifestOf = (tenants: readonly string[] | null): Uint8Array =>
+  new TextEncoder().encode(
+    `${JSON.stringify({ format: "mem-archive", version: ARCHIVE_VERSION, allTenants: tenants !== null, tenants: [...(tenants ?? [])] } satisfies Manifest)}\n`,
+  );
+
+/** The entry name of a file of the store (`tenant` undefined) or of one of its tenants. */
+export const entryName = (path: string, tenant?: string): string =>
+  tenant === undefined ? path.slice(1) : `${TENANTS_DIR}/${encodeURIComponent(tenant)}/${path.slice(1)}`;
+
+/** Writes entries to `output` as a tar stream; `files` yields them one at a time, each with its entry name. */
 export const writeArchive = async (
   output: Writable,
-  files: AsyncIterable<{ path: string; data: Uint8Array }>,
+  files: AsyncIterable<{ name: string; data: Uint8Array }>,
 ): Promise<void> => {
   const pack = new Pack({ portable: true });
   const finished = new Promise<void>((resolve, reject) => {
@@ -25,7 +53,7 @@ export const writeArchive = async (
   const mtime = new Date();
   for await (const file of files) {
     const header = new Header({
-      path: file.path.slice(1),
+      path: file.name,
       mode: 0o600,
       size: file.data.byteLength,
       mtime,

@@ -52,8 +52,10 @@ export interface Context {
 
 export interface WithStoreOptions
   extends Pick<OpenStoreOptions, "expireAfterSeconds" | "check" | "history" | "bookkeeping"> {
-  /** The command only reads: a missing store is an error, never created. */
+  /** The command only reads: a missing store is an error, never created, and opening it writes nothing. */
   readOnly?: boolean;
+  /** The command changes only a store that exists: a missing store is an error, never created. */
+  existing?: boolean;
 }
 
 export const createContext = (io: Io): Context => ({
@@ -71,10 +73,16 @@ export const createContext = (io: Io): Context => ({
     io.stderr.write(`${text}\n`);
   },
   async withStore(url, task, options = {}) {
-    const { readOnly, ...open } = options;
+    const { readOnly, existing, ...open } = options;
     const mounts = mountsFileOf(url);
     const what = mounts === undefined ? describeStore(parseStoreUrl(url)) : `mount table ${mounts}`;
-    const opening = { ...open, ...(readOnly && { create: false }), env: io.env, cwd: io.cwd };
+    const opening = {
+      ...open,
+      ...(readOnly && { readOnly: true }),
+      ...(existing && { create: false }),
+      env: io.env,
+      cwd: io.cwd,
+    };
     let store: MemoryStore;
     try {
       store = await (mounts === undefined ? openStore(url, opening) : openMounts(mounts, opening));

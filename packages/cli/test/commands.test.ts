@@ -54,6 +54,23 @@ const withoutColorSettings = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
   return rest;
 };
 
+describe("mem --version", () => {
+  it("prints the version of @mem/cli, as its package.json gives it, and exits 0", async () => {
+    const manifest = JSON.parse(readFileSync(join(PACKAGE_DIR, "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ["--version", "-V"]) {
+      const run = await mem([flag]);
+      expect({ code: run.code, out: run.out, stderr: run.stderr }).toEqual({
+        code: 0,
+        out: `${manifest.version}\n`,
+        stderr: "",
+      });
+    }
+  });
+});
+
 describe("mem view, cat, run, tree", () => {
   it("view prints exactly what the tool returns, also for a line range", async () => {
     const url = freshUrl(servers, "encrypted+fs");
@@ -130,6 +147,8 @@ describe("mem view, cat, run, tree", () => {
         "│       └── binary.bin  7B",
         `└── ${"ü".repeat(60)}/  13B`,
         `    └── ${"ß".repeat(40)}.txt  13B`,
+        // Every file quotas count, the hidden and node_modules ones the listing leaves out included.
+        "6 files, 77B (hidden ones included)",
         "",
       ].join("\n"),
     );

@@ -1,5 +1,6 @@
 /** The console's search pages, live-feed comparison and tenant pages, without a browser. */
-import { InMemoryStore, type MemoryStore } from "@mem/core";
+import { ForwardingStore, InMemoryStore, type MemoryStore } from "@mem/core";
+import { HistoryStore } from "@mem/history";
 import { describe, expect, it } from "vitest";
 import { compare } from "../src/serve/live.js";
 import { compileMatcher } from "../src/serve/matcher.js";
@@ -149,11 +150,24 @@ describe("tenant pages", () => {
     expect(tenantPageOf({ tenants: [], next: "" })).toEqual({ tenants: [] });
   });
 
-  it("describes a lone tenant by the store's usage() when it keeps one", async () => {
+  it("describes a lone tenant by the one count (countStore): usage(), else listings, history apart", async () => {
     const s = await store();
     // Three 14-byte files and a 9-byte hidden one: usage() counts hidden files too.
-    expect(await singleTenant("t", s)).toEqual({ tenants: [{ id: "t", files: 4, bytes: 51 }] });
-    const uncounted: MemoryStore = Object.assign(Object.create(s) as InMemoryStore, { usage: undefined });
-    expect(await singleTenant("t", uncounted)).toEqual({ tenants: [{ id: "t" }] });
+    const counted = { tenants: [{ id: "t", files: 4, bytes: 51, historyBytes: 0 }] };
+    expect(await singleTenant("t", s)).toEqual(counted);
+    const uncounted: MemoryStore = Object.assign(new ForwardingStore(s), { usage: undefined });
+    // Without usage() or files(), only listings: the hidden file is not seen.
+    expect(await singleTenant("t", uncounted)).toEqual({
+      tenants: [{ id: "t", files: 3, bytes: 42, historyBytes: 0 }],
+    });
+    // Versions kept by history are reported beside the files, never counted as files.
+    const history = new HistoryStore(s);
+    const current = await s.read("/memories/a.md");
+    await history.write("/memories/a.md", new TextEncoder().encode("changed\n"), {
+      ifVersion: current!.version,
+    });
+    const after = await singleTenant("t", s);
+    expect(after.tenants[0]).toMatchObject({ files: 4, bytes: 51 - 14 + 8 });
+    expect(after.tenants[0]!.historyBytes).toBeGreaterThanOrEqual(14);
   });
 });

@@ -332,6 +332,8 @@ describe.each(Object.keys(urls))("the console over a %s store", (kind) => {
     const response = await fetch(`${readOnly.url}api/export`);
     expect(response.headers.get("content-type")).toBe("application/x-tar");
     const body = Buffer.from(await response.arrayBuffer());
+    // The format mem import reads: the manifest first, then the files.
+    expect(body.subarray(0, 16).toString()).toBe("mem-archive.json");
     expect(body.includes(Buffer.from("memories/projects/alpha/notes.md"))).toBe(true);
     expect(body.includes(Buffer.from("the needle is here"))).toBe(true);
     expect(body.includes(Buffer.from(".mem-history"))).toBe(false);

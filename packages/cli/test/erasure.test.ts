@@ -73,16 +73,23 @@ describe("mem tenants", () => {
     age(tenantDir(url, "bob"), new Date("2026-02-03T04:05:06.000Z"));
     const table = await mem(["tenants", url]);
     expect(table.code).toBe(0);
-    // alice: notes.md (6 bytes), .secret (7 bytes), and the versions and index @mem/history keeps in her
-    // hidden .mem-history folder: the store holds them all.
+    // alice: notes.md (6 bytes) and .secret (7 bytes), as quotas count them; beside them, what
+    // @mem/history keeps in her .mem-history folder (two 4-byte versions, the path they belong to, the
+    // running total), never counted as files.
     expect(table.out).toBe(
       [
-        "TENANT  FILES  BYTES  LAST ACCESS",
-        "alice   6      40B    2026-01-02T03:04:05.000Z",
-        "bob     1      6B     2026-02-03T04:05:06.000Z",
+        "TENANT  FILES  BYTES  HISTORY  LAST ACCESS",
+        "alice   2      13B    27B      2026-01-02T03:04:05.000Z",
+        "bob     1      6B     0B       2026-02-03T04:05:06.000Z",
         "",
       ].join("\n"),
     );
+    // The same figures as mem du of each tenant.
+    const du = JSON.parse((await mem(["du", `${url}?tenant=alice`, "--json"])).out) as Record<
+      string,
+      unknown
+    >;
+    expect(du).toMatchObject({ files: 2, bytes: 13, historyBytes: 27 });
     const json = await mem(["tenants", url, "--json"]);
     expect(json.code).toBe(0);
     const { tenants } = JSON.parse(json.out) as { tenants: { id: string; files: number; bytes: number }[] };
@@ -91,8 +98,50 @@ describe("mem tenants", () => {
       id: "bob",
       files: 1,
       bytes: 6,
+      historyBytes: 0,
       lastAccess: Date.parse("2026-02-03T04:05:06.000Z"),
     });
+  });
+
+  it("du on a store whose files all belong to tenants prints each tenant's count, as mem tenants does", async () => {
+    const url = freshUrl(servers, "fs");
+    await withStore(servers, url, async (store) => {
+      await create(scopeOf(store, "carol"), "/memories/c.md", "carol\n");
+      await create(scopeOf(store, "dave"), "/memories/.d.md", "dave!\n");
+    });
+    const du = await mem(["du", url]);
+    expect({ code: du.code, out: du.out }).toEqual({
+      code: 0,
+      out: [
+        "The store's own files: none; its 2 tenant(s) hold (pass ?tenant=ID for one):",
+        "  carol  files 1  bytes 6B",
+        "  dave  files 1  bytes 6B",
+        "",
+      ].join("\n"),
+    });
+    const json = JSON.parse((await mem(["du", url, "--json"])).out) as { tenants: unknown[] };
+    expect(json.tenants).toEqual([
+      { id: "carol", files: 1, bytes: 6, historyBytes: 0 },
+      { id: "dave", files: 1, bytes: 6, historyBytes: 0 },
+    ]);
+    const listed = JSON.parse((await mem(["tenants", url, "--json"])).out) as { tenants: unknown[] };
+    expect(listed.tenants).toMatchObject([
+      { id: "carol", files: 1, bytes: 6, historyBytes: 0 },
+      { id: "dave", files: 1, bytes: 6, historyBytes: 0 },
+    ]);
+  });
+
+  it("purge erases the tenant the URL names (?tenant=)", async () => {
+    const url = freshUrl(servers, "fs");
+    await fillTwo(url);
+    const purged = await mem(["purge", `${url}?tenant=bob`, "--yes"]);
+    expect({ code: purged.code, out: purged.out, stderr: purged.stderr }).toEqual({
+      code: 0,
+      out: "Removed 1 file(s), 0 version(s), 6B.\n",
+      stderr: "",
+    });
+    const left = JSON.parse((await mem(["tenants", url, "--json"])).out) as { tenants: { id: string }[] };
+    expect(left.tenants.map((t) => t.id)).toEqual(["alice"]);
   });
 
   it("says so when there are none, and fails in one line on a store that does not exist", async () => {
@@ -109,14 +158,14 @@ describe("mem tenants", () => {
 });
 
 describe("a store that keeps no figures per tenant (S3)", () => {
-  it("shows - for them, and sweep --tenants keeps its tenants and says why", async () => {
+  it("counts its tenants all the same, shows - for the last access, and sweep --tenants keeps them and says why", async () => {
     const url = freshUrl(servers, "s3");
     await withStore(servers, url, async (store) => {
       await create(scopeOf(store, "carol"), "/memories/c.md", "c\n");
     });
     const table = await mem(["tenants", url]);
     expect(table.code).toBe(0);
-    expect(table.out).toBe("TENANT  FILES  BYTES  LAST ACCESS\ncarol   -      -      -\n");
+    expect(table.out).toBe("TENANT  FILES  BYTES  HISTORY  LAST ACCESS\ncarol   1      2B     0B       -\n");
     const swept = await mem(["sweep", url, "--tenants", "--expire-after", "1"]);
     expect(swept.code).toBe(0);
     expect(swept.out).toBe("Purged 0 tenant(s) not accessed for 1 s.\n");

@@ -53,6 +53,12 @@ export interface EncryptedStoreOptions extends ExpiryOptions {
   context?: string;
   /** Argon2id cost for passphrase keys; used only when the store's salt is first created. */
   kdf?: KdfParams;
+  /**
+   * For callers that only read: starting writes nothing (no salt, no key check, no completion of an
+   * interrupted rename), so a wrong key leaves no trace. A key whose id the store has a record of must
+   * still match it. Default `false`.
+   */
+  readOnly?: boolean;
   // Expiry is the inner store's: give the wrapper the inner store's `expireAfterSeconds` and `clock` too,
   // so that it keeps its own bookkeeping files (key checks, salt, indexes) from expiring (see README).
 }
@@ -113,6 +119,7 @@ export class EncryptedStore implements MemoryStore {
     o.object("keyring", { optional: true });
     o.string("context", { optional: true });
     o.object("kdf", { optional: true });
+    o.oneOf("readOnly", [true, false], { optional: true });
     this.#inner = inner;
     this.#options = options;
     this.#parent = (options as ScopedOptions)[PARENT];
@@ -456,11 +463,19 @@ export class EncryptedStore implements MemoryStore {
       const cipher: Cipher = Object.create(await this.#parent.cipher(), {
         context: { value: this.#context, enumerable: true },
       });
-      await recoverMoves(this.#inner, cipher).catch(() => {});
+      if (this.#options.readOnly !== true) await recoverMoves(this.#inner, cipher).catch(() => {});
       return cipher;
     }
-    const cipher = await startCipher(this.#inner, this.#sources, this.#kdf, this.#context, this.#closed);
-    await recoverMoves(this.#inner, cipher).catch(() => {});
+    const readOnly = this.#options.readOnly === true;
+    const cipher = await startCipher(
+      this.#inner,
+      this.#sources,
+      this.#kdf,
+      this.#context,
+      this.#closed,
+      readOnly,
+    );
+    if (!readOnly) await recoverMoves(this.#inner, cipher).catch(() => {});
     return cipher;
   }
 }

@@ -68,8 +68,21 @@ const decode = (data: Uint8Array): KdfRecord => {
   }
 };
 
-/** The store's salt and cost, creating them on first use (the first writer wins a race). */
-const kdfRecord = async (inner: MemoryStore, params: KdfParams, random: (n: number) => Uint8Array) => {
+/**
+ * The store's salt and cost, creating them on first use (the first writer wins a race); a reader
+ * (`readOnly`) creates nothing and is refused when there is no record to derive its key with.
+ */
+const kdfRecord = async (
+  inner: MemoryStore,
+  params: KdfParams,
+  random: (n: number) => Uint8Array,
+  readOnly: boolean,
+) => {
+  if (readOnly) {
+    const existing = await inner.read(KDF_PATH);
+    if (!existing) throw new IntegrityError("the store has no key-derivation record for a passphrase");
+    return decode(existing.data);
+  }
   let record: KdfRecord | undefined;
   await updateWithRetry(inner, KDF_PATH, (existing) => {
     record = existing ? decode(existing.data) : { ...params, salt: random(SALT_BYTES) };
@@ -84,10 +97,11 @@ export const derivePassphraseKeys = async (
   passphrases: ReadonlyArray<{ id: string; passphrase: string }>,
   params: KdfParams,
   random: (n: number) => Uint8Array,
+  readOnly = false,
 ): Promise<Map<string, Uint8Array>> => {
   const keys = new Map<string, Uint8Array>();
   if (passphrases.length === 0) return keys;
-  const record = await kdfRecord(inner, params, random);
+  const record = await kdfRecord(inner, params, random, readOnly);
   for (const { id, passphrase } of passphrases) {
     keys.set(id, await argon2id(passphrase, record.salt, record.opsLimit, record.memLimit));
   }

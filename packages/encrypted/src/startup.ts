@@ -14,16 +14,45 @@ export const startCipher = async (
   kdf: KdfParams,
   context: Uint8Array,
   closed: boolean,
+  readOnly = false,
 ): Promise<Cipher> => {
   const sodium = await loadSodium();
   const passphrases = sources.flatMap((s) => ("passphrase" in s ? [s] : []));
-  const derived = await derivePassphraseKeys(inner, passphrases, kdf, (n) => Uint8Array.from(randomBytes(n)));
+  const derived = await derivePassphraseKeys(
+    inner,
+    passphrases,
+    kdf,
+    (n) => Uint8Array.from(randomBytes(n)),
+    readOnly,
+  );
   const keys = new Map(
     sources.map((s) => [s.id, "bytes" in s ? Uint8Array.from(s.bytes) : derived.get(s.id)!]),
   );
   const cipher: Cipher = { sodium, context, keys, activeId: sources[0]!.id, closed };
-  for (const { id } of sources) await checkKey(inner, cipher, id);
+  for (const { id } of sources) {
+    if (readOnly) await checkRecordedKey(inner, cipher, id);
+    else await checkKey(inner, cipher, id);
+  }
   return cipher;
+};
+
+const keyMismatch = (id: string) =>
+  integrityError(`key "${id}" does not match the key this store recorded under that id`);
+
+/**
+ * The check of a reader, which writes nothing: a key with a record must match it; a key id without one
+ * has encrypted nothing yet (the first write under an id records it), so it has nothing to be wrong about.
+ */
+const checkRecordedKey = async (inner: MemoryStore, cipher: Cipher, id: string): Promise<void> => {
+  const path = keyCheckPath(id);
+  const existing = await inner.read(path);
+  if (!existing) return;
+  try {
+    if (keyIdOf(existing.data) === id && open(cipher, existing.data, path).length === 0) return;
+  } catch {
+    // reported below without details that could help guess the key
+  }
+  throw keyMismatch(id);
 };
 
 /**
@@ -39,6 +68,6 @@ const checkKey = async (inner: MemoryStore, cipher: Cipher, id: string): Promise
     } catch {
       // reported below without details that could help guess the key
     }
-    throw integrityError(`key "${id}" does not match the key this store recorded under that id`);
+    throw keyMismatch(id);
   });
 };

@@ -205,3 +205,35 @@ describe("readiness", () => {
     expect(out.trim()).toBe("function function");
   });
 });
+
+describe("readOnly", () => {
+  it("starts without writing: no key check, no salt; a recorded key must still match", async () => {
+    const inner = new InMemoryStore();
+    const key = new Uint8Array(32).fill(3);
+    const reader = new EncryptedStore(inner, { key, readOnly: true });
+    await reader.ready;
+    expect(await inner.files()).toEqual([]);
+    const passphrase = new EncryptedStore(inner, {
+      key: { passphrase: "pw" },
+      kdf: FAST_KDF,
+      readOnly: true,
+    });
+    await expect(passphrase.ready).rejects.toThrow(/no key-derivation record/);
+    expect(await inner.files()).toEqual([]);
+
+    const writer = new EncryptedStore(inner, { key });
+    await writer.write("/memories/a.md", new TextEncoder().encode("secret\n"), { ifAbsent: true });
+    const before = (await inner.files()).map((f) => f.path).sort();
+    const wrong = new EncryptedStore(inner, { key: new Uint8Array(32).fill(4), readOnly: true });
+    await expect(wrong.ready).rejects.toThrow(/does not match/);
+    const right = new EncryptedStore(inner, { key, readOnly: true });
+    expect(new TextDecoder().decode((await right.read("/memories/a.md"))?.data)).toBe("secret\n");
+    expect((await inner.files()).map((f) => f.path).sort()).toEqual(before);
+  });
+
+  it("is a boolean", () => {
+    expect(
+      () => new EncryptedStore(new InMemoryStore(), { key: new Uint8Array(32), readOnly: "yes" as never }),
+    ).toThrow(TypeError);
+  });
+});

@@ -32,3 +32,4 @@ export {
 } from "./registry.js";
 export type { S3Spec } from "./s3.js";
 export type { SqliteSpec } from "./sqlite.js";
+export { countStore, type StoreCount, withKeptHistory } from "./usage.js";

@@ -61,7 +61,9 @@ const maskParameters = (text: string): string =>
     const shown: string[] = [];
     for (const parameter of query.split("&")) {
       const name = parameter.split("=", 1)[0]!;
-      if (SHOWN_PARAMETERS.has(name) && !parameter.includes("#")) {
+      // A flag without a value ends a sentence too ("...?history."): its name is what is checked.
+      const flag = parameter.includes("=") ? name : name.replace(/[.,;:)]+$/, "");
+      if (SHOWN_PARAMETERS.has(flag) && !parameter.includes("#")) {
         shown.push(parameter);
         continue;
       }

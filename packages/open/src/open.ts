@@ -3,7 +3,7 @@ import { type MemoryStore, ROOT } from "@mem/core";
 import { HISTORY_NAME, HistoryStore } from "@mem/history";
 import { importAdapter } from "./adapter.js";
 import { expiryOption, type OpenContext } from "./backend.js";
-import { StoreSetupError } from "./errors.js";
+import { NoStoreError, StoreSetupError } from "./errors.js";
 import { KEY_VARIABLE, keyOptions } from "./key.js";
 import { backendOf, describeStore, parseStoreUrl, type StoreSpec } from "./parse.js";
 
@@ -22,6 +22,12 @@ export interface OpenStoreOptions {
    * `NoStoreError` is thrown instead. For tools that only read. Default `true`.
    */
   create?: boolean;
+  /**
+   * The caller only reads: opening writes nothing, key material included, and implies `create: false`.
+   * An `encrypted+` URL over a store that was never encrypted answers as a missing store when it is empty
+   * (`NoStoreError`) and is refused when it holds plain files. Default `false`.
+   */
+  readOnly?: boolean;
   /** Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. */
   history?: boolean;
   /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
@@ -29,9 +35,12 @@ export interface OpenStoreOptions {
   /**
    * Look for the bookkeeping of `@mem/history` and `@mem/encrypted` (one `stat` each). Default `true`.
    * `false` opens the store as it is, e.g. to `sweep()` it: on stores that remove expired files on every
-   * call, those reads would remove them before `sweep()` could report them.
+   * call, those reads would remove them before `sweep()` could report them. `"unwrapped"`: encrypted
+   * files are still refused without their key, but a store holding versions is not wrapped in
+   * `HistoryStore`, so its `.mem-history` files are seen as they are (for tools that back up or copy a
+   * store whole, versions included).
    */
-  bookkeeping?: boolean;
+  bookkeeping?: boolean | "unwrapped";
 }
 
 const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
@@ -67,7 +76,7 @@ export const openStore = async (
   const context: OpenContext = {
     env: options.env ?? process.env,
     cwd: options.cwd ?? process.cwd(),
-    create: options.create ?? true,
+    create: options.readOnly === true ? false : (options.create ?? true),
     ...(options.expireAfterSeconds !== undefined && { expireAfterSeconds: options.expireAfterSeconds }),
   };
   // The key is checked before any connection is made.
@@ -79,15 +88,23 @@ export const openStore = async (
   let store = await backendOf(spec.backend).open(spec.backend, context);
   if (keys && encryption) {
     const { EncryptedStore } = encryption;
+    const readOnly = options.readOnly === true;
+    try {
+      await checkEncryptable(store, spec, readOnly);
+    } catch (error) {
+      await store.close?.().catch(() => undefined);
+      throw error;
+    }
     // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
-    store = new EncryptedStore(store, { ...keys, ...expiryOption(context) });
+    store = new EncryptedStore(store, { ...keys, ...expiryOption(context), readOnly });
   }
   if (spec.tenant !== undefined) {
     store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
   }
   try {
     const history = options.history === true || spec.history === true;
-    if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
+    if (options.bookkeeping === "unwrapped") await withBookkeeping(store, spec, false, false);
+    else if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
     if (options.check) await store.check?.();
   } catch (error) {
     await store.close?.().catch(() => undefined);
@@ -105,9 +122,10 @@ const withBookkeeping = async (
   store: MemoryStore,
   spec: StoreSpec,
   history: boolean,
+  wrap = true,
 ): Promise<MemoryStore> => {
   const [versions, encrypted] = await Promise.all([
-    history ? null : store.stat(HISTORY_DIR),
+    history || !wrap ? null : store.stat(HISTORY_DIR),
     spec.encrypted ? null : store.stat(ENCRYPTED_DIR),
   ]);
   if (encrypted) {
@@ -115,8 +133,31 @@ const withBookkeeping = async (
       `${describeStore(spec)} holds encrypted memory: open it with an encrypted+ URL and its key in ${KEY_VARIABLE}.`,
     );
   }
-  if (!history && versions?.kind !== "directory") return store;
+  if (!wrap || (!history && versions?.kind !== "directory")) return store;
   return new HistoryStore(store);
+};
+
+/**
+ * An `encrypted+` URL over a store without encryption bookkeeping: encrypting it is a write, so a
+ * reader finds no store (nothing is written, not even a key check); and a store that holds plain files
+ * is never turned into a mix of plain and encrypted ones.
+ */
+const checkEncryptable = async (inner: MemoryStore, spec: StoreSpec, readOnly: boolean): Promise<void> => {
+  if ((await inner.stat(ENCRYPTED_DIR))?.kind === "directory") return;
+  if (await holdsAnything(inner)) {
+    throw new StoreSetupError(
+      `${describeStore({ ...spec, encrypted: false })} holds plain (unencrypted) memory: open it without encrypted+, or copy it into a new store with mem copy.`,
+    );
+  }
+  if (readOnly) throw new NoStoreError(describeStore(spec));
+};
+
+/** Whether a store holds any file, hidden ones and tenants included. */
+const holdsAnything = async (store: MemoryStore): Promise<boolean> => {
+  if (store.files) {
+    if ((await store.files()).length > 0) return true;
+  } else if (((await store.list(ROOT, 1))?.entries.length ?? 0) > 0) return true;
+  return store.tenants ? (await store.tenants({ limit: 1 })).tenants.length > 0 : false;
 };
 
 /**

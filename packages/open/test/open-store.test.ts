@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { executeCommand, ForwardingStore, InMemoryStore } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { afterEach, describe, expect, it } from "vitest";
-import { NoStoreError, openStore, StoreSetupError } from "../src/index.js";
+import { countStore, NoStoreError, openStore, StoreSetupError } from "../src/index.js";
 import { scopeTo } from "../src/open.js";
 
 const dirs: string[] = [];
@@ -40,6 +40,50 @@ describe("openStore", () => {
       "secret",
     );
     await again.close?.();
+  });
+});
+
+describe("openStore with readOnly", () => {
+  const entries = (dir: string): string[] => readdirSync(dir, { recursive: true }).map(String).sort();
+
+  it("reads an empty store through encrypted+ as a missing one, writing no key material", async () => {
+    const dir = tempDir();
+    const opening = openStore(`encrypted+fs:${dir}`, { readOnly: true, env: { MEMORY_KEY: KEY } });
+    await expect(opening).rejects.toBeInstanceOf(NoStoreError);
+    expect(entries(dir)).toEqual([]);
+  });
+
+  it("refuses a plain store through encrypted+, reading or writing, and leaves it as it was", async () => {
+    const dir = tempDir();
+    const plain = await openStore(`fs:${dir}`, { env: {} });
+    await executeCommand(plain, { command: "create", path: "/memories/a.md", file_text: "plain\n" });
+    await plain.close?.();
+    const before = entries(dir);
+    for (const readOnly of [true, false]) {
+      await expect(openStore(`encrypted+fs:${dir}`, { readOnly, env: { MEMORY_KEY: KEY } })).rejects.toThrow(
+        /holds plain \(unencrypted\) memory/,
+      );
+    }
+    expect(entries(dir)).toEqual(before);
+  });
+
+  it("refuses a wrong key without writing, and writes no key check for a key id the store never used", async () => {
+    const dir = tempDir();
+    const store = await openStore(`encrypted+fs:${dir}`, { env: { MEMORY_KEY: KEY } });
+    await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "secret\n" });
+    await store.close?.();
+    const before = entries(dir);
+    const wrong = Buffer.alloc(32, 1).toString("base64");
+    await expect(
+      openStore(`encrypted+fs:${dir}`, { readOnly: true, env: { MEMORY_KEY: wrong } }),
+    ).rejects.toThrow(/does not match/);
+    const other = await openStore(`encrypted+fs:${dir}`, {
+      readOnly: true,
+      env: { MEMORY_KEY: `other:${wrong},default:${KEY}` },
+    });
+    expect(new TextDecoder().decode((await other.read("/memories/a.md"))?.data)).toBe("secret\n");
+    await other.close?.();
+    expect(entries(dir)).toEqual(before);
   });
 });
 
@@ -197,5 +241,28 @@ describe("scopeTo", () => {
     await executeCommand(scope, { command: "create", path: "/memories/a.txt", file_text: "hi\n" });
     await scope.close();
     expect(closed).toEqual(["root/alice", "root"]);
+  });
+});
+
+describe("countStore", () => {
+  it("counts what quotas count, hidden files included, and history's bytes beside, opened either way", async () => {
+    const dir = tempDir();
+    const store = await openStore(`fs:${dir}?history`, { env: {} });
+    await executeCommand(store, { command: "create", path: "/memories/a.md", file_text: "one\n" });
+    await executeCommand(store, { command: "create", path: "/memories/.h.md", file_text: "hidden\n" });
+    await executeCommand(store, {
+      command: "str_replace",
+      path: "/memories/a.md",
+      old_str: "one",
+      new_str: "two",
+    });
+    const counted = await countStore(store);
+    await store.close?.();
+    expect(counted).toMatchObject({ files: 2, bytes: 11, complete: true });
+    expect(counted.historyBytes).toBeGreaterThanOrEqual(4);
+    // The same figures from the store opened without its history wrapper, as backups open it.
+    const raw = await openStore(`fs:${dir}`, { env: {}, bookkeeping: "unwrapped", readOnly: true });
+    expect(await countStore(raw)).toEqual(counted);
+    await raw.close?.();
   });
 });

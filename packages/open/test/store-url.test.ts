@@ -269,6 +269,20 @@ describe("maskUrl", () => {
     );
     expect(maskUrl("redis://h:1/p?tenant=bob&history")).toBe("redis://h:1/p?tenant=bob&history");
   });
+
+  it("shows ?history where a sentence ends, and the usage text of a bad URL unmasked", () => {
+    expect(maskUrl("use fs:./m?history.")).toBe("use fs:./m?history.");
+    expect(maskUrl("redis://h:1/p?history, then")).toBe("redis://h:1/p?history, then");
+    expect(maskUrl("redis://h:1/p?password=a.")).toBe("redis://h:1/p?password=***");
+    let message = "";
+    try {
+      parseStoreUrl("bogus:x");
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/<any of them>\?history\.$/);
+    expect(maskUrl(message)).toBe(message);
+  });
 });
 
 describe("describeStore", () => {

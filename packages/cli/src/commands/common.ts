@@ -32,8 +32,10 @@ export const HISTORY_OPTION = [
   "keep earlier versions of every file changed (stores that already hold versions always do)",
 ] as const;
 
-/** `withStore` options of the commands that only read: a store that does not exist is not created. */
+/** `withStore` options of the commands that only read: nothing is created or written, key material included. */
 export const READ_ONLY = { readOnly: true } as const;
+/** `withStore` options of the commands that change only an existing store: a missing one is not created. */
+export const EXISTING = { existing: true } as const;
 
 /** Who runs the commands: recorded with each change (`@mem/history` keeps it with each version). */
 export const ACTOR_OPTION = [

@@ -1,12 +1,15 @@
 /**
  * `mem du URL`: files and bytes held, against the quota the application sets, if given, and apart from
- * them the bytes `@mem/history` keeps (quotas count live files; history has its own bound).
+ * them the bytes `@mem/history` keeps (quotas count live files; history has its own bound): @mem/open's
+ * `countStore`, the count every surface shows. A store whose files all belong to tenants shows theirs.
  */
-import { formatSize, isSameOrInside, ROOT } from "@mem/core";
-import { HISTORY_NAME } from "@mem/history";
+import { formatSize } from "@mem/core";
+import { countStore, type StoreCount } from "@mem/open";
 import { CommandError } from "../context.js";
-import { enumerateFiles } from "../files.js";
 import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import { allTenants } from "./tenants.js";
+
+type TenantCount = StoreCount & { id: string };
 
 const count = (name: string) => (text: string) => {
   if (!/^\d+$/.test(text)) throw new CommandError(`${name} must be a whole number, not "${text}".`, 2);
@@ -39,27 +42,17 @@ export const du: CommandModule = (program, ctx) => {
       examples("mem du redis://127.0.0.1:6379/notes?tenant=alice --max-files 1000 --max-bytes 10485760"),
     )
     .action(async (url: string, options: { maxFiles?: number; maxBytes?: number; json?: boolean }) => {
-      const usage = await ctx.withStore(
+      const { usage, tenants } = await ctx.withStore(
         url,
         async (store) => {
-          // openStore has already wrapped a store holding versions in HistoryStore, whose usage()
-          // reports the bytes history keeps apart from the live files.
-          if (store.usage) {
-            const { files, bytes, historyBytes = 0 } = await store.usage();
-            return { files, bytes, historyBytes, measuredBy: "usage()", complete: true };
+          const usage = await countStore(store);
+          // A store whose files all belong to tenants: their totals, not a bare 0.
+          const tenants: TenantCount[] = [];
+          if (usage.files === 0 && store.tenants && store.scope) {
+            for await (const { id } of allTenants(store))
+              tenants.push({ id, ...(await countStore(store.scope(id))) });
           }
-          const { files: all, complete } = await enumerateFiles(store);
-          const history = `${ROOT}/${HISTORY_NAME}`;
-          const files = all.filter((f) => !isSameOrInside(f.path, history));
-          const bytes = files.reduce((sum, f) => sum + f.size, 0);
-          const historyBytes = all.reduce((sum, f) => sum + f.size, 0) - bytes;
-          return {
-            files: files.length,
-            bytes,
-            historyBytes,
-            measuredBy: complete ? "files()" : "list()",
-            complete,
-          };
+          return { usage, tenants };
         },
         READ_ONLY,
       );
@@ -76,7 +69,25 @@ export const du: CommandModule = (program, ctx) => {
           ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
           overQuota: over,
           hiddenIncluded: usage.complete,
+          ...(tenants.length > 0 && {
+            tenants: tenants.map(({ id, files, bytes, historyBytes }) => ({
+              id,
+              files,
+              bytes,
+              historyBytes,
+            })),
+          }),
         });
+        return;
+      }
+      if (tenants.length > 0) {
+        ctx.print(
+          `The store's own files: none; its ${tenants.length} tenant(s) hold (pass ?tenant=ID for one):`,
+        );
+        for (const t of tenants) {
+          const history = t.historyBytes > 0 ? `  history ${formatSize(t.historyBytes)}` : "";
+          ctx.print(`  ${t.id}  files ${t.files}  bytes ${formatSize(t.bytes)}${history}`);
+        }
         return;
       }
       ctx.print(`files  ${usage.files}${share(usage.files, options.maxFiles)}`);

@@ -6,7 +6,15 @@ import { isStoreError, type MemoryStore } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
 import { hasVersions, isRedacted, type Versioned } from "../versioned.js";
-import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import {
+  type CommandModule,
+  EXISTING,
+  examples,
+  JSON_OPTION,
+  memoryPath,
+  READ_ONLY,
+  URL_ARGUMENT,
+} from "./common.js";
 
 /** The versions of the store: its own, or those of a `HistoryStore` over a store that keeps none yet. */
 const keptOf = (store: MemoryStore): Versioned => (hasVersions(store) ? store : new HistoryStore(store));
@@ -77,7 +85,8 @@ export const history: CommandModule = (program, ctx) => {
               );
             }
           },
-          READ_ONLY,
+          // A redaction writes (a tombstone); a listing only reads.
+          options.redact === undefined ? READ_ONLY : EXISTING,
         );
       },
     );
@@ -115,7 +124,7 @@ export const restore: CommandModule = (program, ctx) => {
               `Restored ${path} to ${id}${replacedVersionId ? `; the replaced content is version ${replacedVersionId}` : ""}.\n`,
             );
         },
-        READ_ONLY,
+        EXISTING,
       );
     });
 };

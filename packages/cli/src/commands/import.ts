@@ -1,16 +1,22 @@
-/** `mem import URL FILE`: files from a tar archive (as written by `mem export`) into a store. */
+/**
+ * `mem import URL FILE`: a tar archive `mem export` wrote (any format version up to this one's, see
+ * docs/archive.md) back into a store: its files, versions and tenants, exactly.
+ */
 import { createReadStream, createWriteStream } from "node:fs";
 import { access, constants, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { DEFAULT_MAX_FILE_BYTES, resolveGuard, validatePath } from "@mem/core";
+import { DEFAULT_MAX_FILE_BYTES, resolveGuard } from "@mem/core";
+import { entryName } from "../archive.js";
 import { checkArchive, checkedFiles } from "../archive-check.js";
 import { CommandError } from "../context.js";
 import { describeSummary, stopwatch } from "../progress.js";
+import { parseStoreUrl } from "../store-url/parse.js";
+import { checkTravellingPath } from "../travel.js";
 import { type CommandModule, examples, HISTORY_OPTION, JSON_OPTION, URL_ARGUMENT } from "./common.js";
-import { transfer } from "./transfer.js";
+import { Destination, transfer } from "./transfer.js";
 
 interface ImportFlags {
   overwrite?: boolean;
@@ -88,31 +94,38 @@ export const importCommand: CommandModule = (program, ctx) => {
       const source = await archiveSource(file, ctx.io.cwd);
       try {
         const checks = { maxFileBytes, guard: options.allowSecrets ? null : resolveGuard(undefined) };
-        const files = await checkArchive(source.open(), checks);
+        const { files } = await checkArchive(source.open(), checks);
+        const history = options.history === true || parseStoreUrl(url).history === true;
         const result = await ctx.withStore(
           url,
           async (store) => {
             // The store's own reserved names are known only now; checking them reads nothing.
-            const isReservedName = store.isReservedName?.bind(store);
             const reserved = files.flatMap((f) => {
-              const check = validatePath(f.path, { isReservedName });
+              const check = checkTravellingPath(f.path, store);
               return check.ok
                 ? []
-                : [
-                    `"${f.path.slice(1)}" is not a valid memory path (${check.error.replace(/^Error: /, "")})`,
-                  ];
+                : [`"${entryName(f.path, f.tenant)}" is not a valid memory path (${check.why})`];
             });
             if (reserved.length > 0) {
               throw new CommandError(
                 `The archive was refused and nothing was imported: ${reserved.slice(0, 5).join("; ")}.`,
               );
             }
-            return transfer(ctx, "import", store, files, checkedFiles(source.open(), files, maxFileBytes), {
-              overwrite: options.overwrite === true,
-              json: options.json === true,
-            });
+            if (!store.scope && files.some((f) => f.tenant !== undefined)) {
+              throw new CommandError(
+                "The archive holds tenants, and this store has none (it has no scope()); nothing was imported.",
+              );
+            }
+            return transfer(
+              ctx,
+              "import",
+              new Destination(store, history),
+              files,
+              checkedFiles(source.open(), files, maxFileBytes),
+              { overwrite: options.overwrite === true, json: options.json === true },
+            );
           },
-          { history: options.history === true },
+          { bookkeeping: "unwrapped" },
         );
         const summary = { ...result, seconds: elapsed() };
         if (options.json) ctx.printJson(summary);

@@ -1,12 +1,13 @@
 /**
  * `mem purge URL --tenant ID`: erases one tenant (files, hidden files, history, the store's bookkeeping,
  * nested tenants) with the store's `purge()`. `--all` erases every tenant and the unscoped store's own
- * files: the one explicit way to empty a store.
+ * files: the one explicit way to empty a store. `mem purge URL?tenant=ID` erases the tenant the URL names.
  */
 import { checkTenant, formatSize, type MemoryStore, type PurgeResult } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
-import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import { parseStoreUrl } from "../store-url/parse.js";
+import { type CommandModule, EXISTING, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
 import { allTenants } from "./tenants.js";
 
 /** The tenant's scope, wrapped so that the versions `@mem/history` kept in it are counted as versions. */
@@ -52,8 +53,11 @@ export const purge: CommandModule = (program, ctx) => {
         url: string,
         options: { tenant?: string; all?: boolean; dryRun?: boolean; yes?: boolean; json?: boolean },
       ) => {
-        if ((options.tenant === undefined) === (options.all !== true)) {
-          throw new CommandError("Give exactly one of --tenant ID and --all.", 2);
+        // A URL naming a tenant (`?tenant=ID`) with neither flag names the tenant to erase.
+        const urlTenant =
+          options.tenant === undefined && options.all !== true ? parseStoreUrl(url).tenant : undefined;
+        if (urlTenant === undefined && (options.tenant === undefined) === (options.all !== true)) {
+          throw new CommandError("Give exactly one of --tenant ID and --all, or a URL with ?tenant=ID.", 2);
         }
         const dryRun = options.dryRun === true;
         if (!dryRun && options.yes !== true) {
@@ -65,6 +69,10 @@ export const purge: CommandModule = (program, ctx) => {
         const result = await ctx.withStore(
           url,
           async (store) => {
+            if (urlTenant !== undefined) {
+              // The store opened is already the tenant's scope.
+              return purgeScope(store instanceof HistoryStore ? store : new HistoryStore(store), dryRun);
+            }
             if (options.tenant !== undefined) return purgeScope(tenantScope(store, options.tenant), dryRun);
             // --all: every tenant, then the store's own files (its bookkeeping and history among them).
             const total = { files: 0, bytes: 0, versions: 0 };
@@ -82,7 +90,7 @@ export const purge: CommandModule = (program, ctx) => {
             if (!dryRun) await store.delete("/memories");
             return total;
           },
-          { ...READ_ONLY, bookkeeping: false },
+          { ...EXISTING, bookkeeping: false },
         );
         if (options.json) ctx.printJson({ dryRun, ...result });
         else ctx.print(`${dryRun ? "Would remove" : "Removed"} ${describePurge(result)}.`);

@@ -5,7 +5,7 @@ import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
 import { stopwatch } from "../progress.js";
 import { parseStoreUrl } from "../store-url/parse.js";
-import { type CommandModule, examples, JSON_OPTION, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import { type CommandModule, EXISTING, examples, JSON_OPTION, URL_ARGUMENT } from "./common.js";
 
 type Rotatable = MemoryStore & { rotate(options?: RotationOptions): Promise<RotationReport> };
 
@@ -54,7 +54,7 @@ Keep the old key in MEMORY_KEY until a rotation has completed; afterwards MEMORY
               throw error;
             }
           },
-          READ_ONLY,
+          EXISTING,
         );
         const summary = { ...report, seconds: elapsed() };
         if (options.json) ctx.printJson(summary);

@@ -6,10 +6,10 @@ import { formatSize, type TenantInfo } from "@mem/core";
 import { CommandError } from "../context.js";
 import {
   type CommandModule,
+  EXISTING,
   EXPIRE_AFTER_OPTION,
   examples,
   JSON_OPTION,
-  READ_ONLY,
   URL_ARGUMENT,
 } from "./common.js";
 import { describePurge, purgeScope, tenantScope } from "./purge.js";
@@ -49,7 +49,7 @@ export const sweep: CommandModule = (program, ctx) => {
             return store.sweep();
           },
           // Opened as it is: on Redis every read removes expired files, and the report would miss them.
-          { ...READ_ONLY, bookkeeping: false, expireAfterSeconds: options.expireAfter },
+          { ...EXISTING, bookkeeping: false, expireAfterSeconds: options.expireAfter },
         );
         if (options.json) ctx.printJson(result);
         else ctx.print(`Swept ${result.paths.length} expired file(s), ${formatSize(result.bytes)}.`);
@@ -70,7 +70,7 @@ export const sweep: CommandModule = (program, ctx) => {
         }
         return { stale: found, unknown };
       },
-      { ...READ_ONLY, bookkeeping: false, expireAfterSeconds: seconds },
+      { ...EXISTING, bookkeeping: false, expireAfterSeconds: seconds },
     );
     // Purged with expiry off: with it on, reads would reclaim expired files first (Redis) or leave them
     // out (history's versions), and the counts would miss exactly what the sweep is about.
@@ -89,7 +89,7 @@ export const sweep: CommandModule = (program, ctx) => {
             });
           }
         },
-        { ...READ_ONLY, bookkeeping: false },
+        { ...EXISTING, bookkeeping: false },
       );
     }
     const report = { purged, unknown };

@@ -1,5 +1,9 @@
-/** `mem tree URL [PATH]`: the listed files and directories at every depth, with sizes. */
+/**
+ * `mem tree URL [PATH]`: the listed files and directories at every depth, with sizes; for the whole
+ * store, its count (the files and bytes quotas count, hidden ones included, and history's bytes).
+ */
 import { formatSize, type ListEntry, ROOT } from "@mem/core";
+import { countStore, type StoreCount } from "@mem/open";
 import { CommandError } from "../context.js";
 import type { Style } from "../style.js";
 import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
@@ -41,6 +45,8 @@ export const tree: CommandModule = (program, ctx) => {
           }
           ctx.print(`${ctx.out.bold(dir)}  ${ctx.out.dim(formatSize(listing.size))}`);
           for (const line of drawTree(dir, entries, ctx.out)) ctx.print(line);
+          // The whole store's count, the one mem du, mem tenants and the console show.
+          if (dir === ROOT) ctx.print(ctx.out.dim(describeCount(await countStore(store))));
         },
         READ_ONLY,
       );
@@ -67,3 +73,7 @@ const drawTree = (dir: string, entries: readonly ListEntry[], style: Style): str
   walk(dir, "");
   return lines;
 };
+
+/** A store's count in one line: what quotas count, history beside it. */
+export const describeCount = (count: StoreCount): string =>
+  `${count.files} file${count.files === 1 ? "" : "s"}, ${formatSize(count.bytes)}${count.complete ? " (hidden ones included)" : " (hidden ones not seen)"}${count.historyBytes > 0 ? `; history ${formatSize(count.historyBytes)}` : ""}`;

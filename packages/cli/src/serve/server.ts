@@ -17,17 +17,18 @@ import {
 } from "@mem/core";
 import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
-import { writeArchive } from "../archive.js";
+import { countStore } from "@mem/open";
+import { entryName, MANIFEST_NAME, manifestOf, writeArchive } from "../archive.js";
 import { enumerateFiles } from "../files.js";
+import { travellingFiles } from "../travel.js";
 import { CLI_VERSION } from "../version.js";
-import { hasVersions } from "../versioned.js";
 import { Assets, findAssets } from "./assets.js";
 import { changeRowsOf, hasChangeLog, type RollbackRequest, timeOf } from "./audit.js";
 import { Guard, type Role, refuse, SECURITY_HEADERS, SESSION_MS } from "./guard.js";
 import { type LiveChange, LiveHub, TooManyStreams } from "./live.js";
 import { historyAt, isReadOnlyMountPoint, mountsOf } from "./mounts.js";
 import { checkQuery, search } from "./search.js";
-import { addHistoryBytes, ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
+import { ConsoleStores, listsTenants, singleTenant, tenantPageOf } from "./tenants.js";
 
 export interface ConsoleOptions {
   /** Address to bind. Default `127.0.0.1`; any other needs `token`. */
@@ -211,9 +212,11 @@ export const startConsole = async (
           limit: whole(q.get("limit"), 100, 1000),
           ...(after ? { after } : {}),
         });
-        const rows = tenantPageOf(page);
-        await addHistoryBytes(rows.tenants, stores);
-        return json(res, rows);
+        // Each tenant's count is the one every surface shows (countStore), not what tenants() keeps.
+        const tenants = await Promise.all(
+          page.tenants.map(async (t) => ({ ...t, ...(await countStore(await stores.of(t.id))) })),
+        );
+        return json(res, tenantPageOf({ ...page, tenants }));
       }
       // A store that lists no tenants: the one the URL or the page names, if any.
       const tenant = fixedTenant ?? tenantOf(q);
@@ -450,7 +453,7 @@ export const startConsole = async (
     "GET /api/export": async (_req, res, q) => {
       const of = await storeOf(q);
       const tenant = fixedTenant ?? tenantOf(q);
-      const { files } = await enumerateFiles(of);
+      const { files } = await travellingFiles(of);
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         "Content-Type": "application/x-tar",
@@ -459,9 +462,10 @@ export const startConsole = async (
       await writeArchive(
         res,
         (async function* () {
+          yield { name: MANIFEST_NAME, data: manifestOf(null) };
           for (const { path } of files) {
             const data = await of.read(path);
-            if (data) yield { path, data: data.data };
+            if (data) yield { name: entryName(path), data: data.data };
           }
         })(),
       );

@@ -6,14 +6,15 @@
  * `tenants()` is matched structurally (a method of that name and shape), so any store that has it is
  * listed, whichever version of the store contract it was built against.
  */
-import { checkTenant, type MemoryStore, ROOT } from "@mem/core";
-import { HISTORY_NAME, HistoryStore } from "@mem/history";
+import { checkTenant, type MemoryStore } from "@mem/core";
+import { countStore, withKeptHistory } from "@mem/open";
 
 /** One tenant as `tenants()` describes it. `lastAccess` is ms since the epoch (or a `Date`). */
 export interface TenantInfo {
   readonly id: string;
   readonly files?: number;
   readonly bytes?: number;
+  readonly historyBytes?: number;
   readonly lastAccess?: Date | number;
 }
 
@@ -28,7 +29,7 @@ export interface TenantRow {
   id: string;
   files?: number;
   bytes?: number;
-  /** What its history keeps (`usage().historyBytes` of a tenant holding versions), apart from `bytes`. */
+  /** What its history keeps, apart from `bytes` (`countStore`). */
   historyBytes?: number;
   lastAccess?: number;
 }
@@ -47,9 +48,11 @@ export const tenantPageOf = (page: TenantPage): { tenants: TenantRow[]; next?: s
     const row: TenantRow = { id: t.id };
     const files = count(t.files);
     const bytes = count(t.bytes);
+    const historyBytes = count(t.historyBytes);
     const access = count(t.lastAccess instanceof Date ? t.lastAccess.getTime() : t.lastAccess);
     if (files !== undefined) row.files = files;
     if (bytes !== undefined) row.bytes = bytes;
+    if (historyBytes !== undefined) row.historyBytes = historyBytes;
     if (access !== undefined) row.lastAccess = access;
     tenants.push(row);
   }
@@ -57,37 +60,12 @@ export const tenantPageOf = (page: TenantPage): { tenants: TenantRow[]; next?: s
 };
 
 /**
- * The one tenant of a store that lists none (the `?tenant=` one): files and bytes from the store's own
- * `usage()` when it keeps it (a counter, not a walk), otherwise left out.
+ * The one tenant of a store that lists none (the `?tenant=` one), with the count every surface shows
+ * (`countStore`).
  */
 export const singleTenant = async (id: string, store: MemoryStore): Promise<{ tenants: TenantRow[] }> => {
-  if (!store.usage) return { tenants: [{ id }] };
-  const { files, bytes, historyBytes } = await store.usage();
-  const kept = count(historyBytes);
-  return { tenants: [kept === undefined ? { id, files, bytes } : { id, files, bytes, historyBytes: kept }] };
-};
-
-const AT_ONCE = 8;
-
-/**
- * Adds `historyBytes` to the rows of tenants that keep versions, from their store's `usage()` (the
- * definition `mem du` reports), a few tenants at a time. A tenant whose usage fails is left without it.
- */
-export const addHistoryBytes = async (rows: TenantRow[], stores: ConsoleStores): Promise<void> => {
-  for (let at = 0; at < rows.length; at += AT_ONCE) {
-    await Promise.all(
-      rows.slice(at, at + AT_ONCE).map(async (row) => {
-        try {
-          const of = await stores.of(row.id);
-          if (!(of instanceof HistoryStore) || !of.usage) return;
-          const kept = count((await of.usage()).historyBytes);
-          if (kept !== undefined) row.historyBytes = kept;
-        } catch {
-          // Shown without it.
-        }
-      }),
-    );
-  }
+  const { files, bytes, historyBytes } = await countStore(store);
+  return { tenants: [{ id, files, bytes, historyBytes }] };
 };
 
 /** A store that can list its tenants. */
@@ -97,8 +75,6 @@ export type TenantListing = MemoryStore & {
 
 export const listsTenants = (store: MemoryStore): store is TenantListing =>
   typeof (store as Partial<TenantListing>).tenants === "function";
-
-const HISTORY_DIR = `${ROOT}/${HISTORY_NAME}`;
 
 /** The stores of one console: the root, and one per tenant asked for (kept while the server runs). */
 export class ConsoleStores {
@@ -116,13 +92,7 @@ export class ConsoleStores {
     checkTenant(tenant);
     let found = this.#scopes.get(tenant);
     if (!found) {
-      const scope = this.root.scope(tenant);
-      found =
-        scope instanceof HistoryStore
-          ? Promise.resolve(scope)
-          : scope
-              .stat(HISTORY_DIR)
-              .then((stat) => (stat?.kind === "directory" ? new HistoryStore(scope) : scope));
+      found = withKeptHistory(this.root.scope(tenant));
       // A failed look is not remembered: the next request tries again.
       found.catch(() => this.#scopes.delete(tenant));
       this.#scopes.set(tenant, found);
