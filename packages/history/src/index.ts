@@ -1,3 +1,3 @@
 export type { HistoryEvent, VersionInfo } from "./events.js";
 export { type HistoryOptions, HistoryStore, RedactedVersionError } from "./history-store.js";
-export { HISTORY_NAME } from "./layout.js";
+export { HISTORY_MARKER, HISTORY_NAME } from "./layout.js";

@@ -8,6 +8,12 @@ import type { ChangeContext } from "@mem/core";
 /** The reserved name of the history directory when history lives in the store it records. */
 export const HISTORY_NAME = ".mem-history";
 
+/**
+ * The name of the file, directly below the history's base, that marks a store as a history store from
+ * the moment history was turned on (`@mem/open` writes it), before any version exists: JSON `{ "since": ms }`.
+ */
+export const HISTORY_MARKER = "enabled";
+
 /** The name of the file that records which path a history directory belongs to. */
 export const PATH_FILE = "path";
 
