@@ -95,7 +95,7 @@ export const openStore = async (
   try {
     const history = options.history === true || spec.history === true;
     if (options.bookkeeping !== false || history) {
-      const enable = history && context.create;
+      const enable = history && context.create !== false;
       store = await withBookkeeping(store, whole === store ? undefined : whole, spec, history, enable);
     }
     if (options.check) await store.check?.();
