@@ -2,10 +2,18 @@
  * `mem history URL PATH` and `mem restore URL PATH VERSION`: the earlier versions `@mem/history` keeps of a
  * file (in the store itself, under its reserved hidden name), and undoing a change.
  */
-import { isStoreError, type MemoryStore } from "@mem/core";
+import { checkActor, isStoreError, type MemoryStore } from "@mem/core";
 import { HistoryStore, RedactedVersionError } from "@mem/history";
 import { CommandError } from "../context.js";
-import { type CommandModule, examples, JSON_OPTION, memoryPath, READ_ONLY, URL_ARGUMENT } from "./common.js";
+import {
+  ACTOR_OPTION,
+  type CommandModule,
+  examples,
+  JSON_OPTION,
+  memoryPath,
+  READ_ONLY,
+  URL_ARGUMENT,
+} from "./common.js";
 
 /** The versions of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
 const keptOf = (store: MemoryStore): HistoryStore =>
@@ -90,9 +98,15 @@ export const restore: CommandModule = (program, ctx) => {
     .argument(...URL_ARGUMENT)
     .argument("<path>", "memory path of the file")
     .argument("<version>", "a version id from mem history")
+    .option(...ACTOR_OPTION)
     .option(...JSON_OPTION)
     .addHelpText("after", examples("mem restore fs:./memory /memories/notes.md 0mwu0gsys-0003-cc13b23f"))
-    .action(async (url: string, raw: string, id: string, options: { json?: boolean }) => {
+    .action(async (url: string, raw: string, id: string, options: { json?: boolean; actor?: string }) => {
+      try {
+        checkActor(options.actor, "--actor");
+      } catch (error) {
+        throw new CommandError((error as Error).message, 2);
+      }
       await ctx.withStore(
         url,
         async (store) => {
@@ -107,7 +121,8 @@ export const restore: CommandModule = (program, ctx) => {
           if (data === null) {
             throw new CommandError(`${path} has no version ${JSON.stringify(id)}; see mem history.`);
           }
-          const { replacedVersionId } = await kept.restore(path, id);
+          const by = options.actor === undefined ? {} : { actor: options.actor };
+          const { replacedVersionId } = await kept.restore(path, id, by);
           if (options.json)
             ctx.printJson({ path, restored: id, replacedVersionId: replacedVersionId ?? null });
           else
