@@ -25,9 +25,11 @@ import {
 import { ChangeLog, type ChangePage, type ChangeRecord, type ChangesOptions } from "./change-log.js";
 import { purgeWithHistory } from "./erasure.js";
 import type { HistoryEvent, VersionInfo } from "./events.js";
-import { HISTORY_NAME, TOTAL_FILE } from "./layout.js";
+import { Fences } from "./fence.js";
+import { HISTORY_NAME } from "./layout.js";
 import { type RollbackOptions, type RollbackResult, rollback } from "./rollback.js";
-import { parseTotal, Versions } from "./versions.js";
+import { usageWithHistory } from "./usage.js";
+import { Versions } from "./versions.js";
 
 export interface HistoryOptions {
   /** Versions kept per file, newest first; older ones are removed. Default 50. */
@@ -54,6 +56,9 @@ export interface HistoryOptions {
 }
 
 const DAY = 24 * 60 * 60;
+/** Where a scope finds the fences and scope chain of the store it was made from. */
+const SHARED = Symbol("HistoryStore.shared");
+type Shared = { readonly fences: Fences; readonly chain: string };
 const DEEP = 1024; // deeper than any valid path, to list every file beneath a directory
 const REMEMBERED_READS = 32;
 /** Default of `maxHistoryBytes`. */
@@ -95,6 +100,8 @@ export class HistoryStore implements MemoryStore {
   readonly #reads = new Map<string, FileData>();
   readonly #versions: Versions;
   readonly #log: ChangeLog;
+  readonly #fences: Fences;
+  readonly #chain: string;
 
   /** Present when the wrapped store has it: a `HistoryStore` over `inner.scope(tenant)`. */
   readonly scope?: (tenant: string) => HistoryStore;
@@ -137,6 +144,9 @@ export class HistoryStore implements MemoryStore {
     this.#history = options.history ?? inner;
     this.#base = this.#own ? `${ROOT}/${HISTORY_NAME}` : ROOT;
     this.#tenant = tenant;
+    const shared = (options as { [SHARED]?: Shared })[SHARED];
+    this.#fences = shared?.fences ?? new Fences();
+    this.#chain = shared ? shared.chain : "";
     this.#clock = options.clock ?? Date.now;
     const clock = this.#clock;
     this.#versions = new Versions({
@@ -154,27 +164,17 @@ export class HistoryStore implements MemoryStore {
       this.scope = (t: string) => {
         const side = options.history;
         if (side && !side.scope) throw new TypeError("history must have scope() to scope a HistoryStore");
-        const scoped: HistoryOptions = side ? { ...options, history: side.scope!(t) } : options;
+        const chain = this.#chain === "" ? t : `${this.#chain}/${t}`;
+        const scoped = {
+          ...options,
+          ...(side ? { history: side.scope!(t) } : {}),
+          [SHARED]: { fences: this.#fences, chain },
+        } as HistoryOptions;
         return new HistoryStore(scopeInner(t), scoped, t);
       };
     }
-    if (inner.usage) {
-      const usage = inner.usage.bind(inner);
-      this.usage = async () => {
-        const total = await usage();
-        if (!this.#own) {
-          // The second store's running total (one read) instead of a walk of it on every quota check.
-          const counted = await this.#history.read(`${this.#base}/${TOTAL_FILE}`);
-          const side =
-            (counted && parseTotal(counted.data)) ?? (await this.#history.list(this.#base, 2))?.size ?? 0;
-          return { files: total.files, bytes: total.bytes, historyBytes: side };
-        }
-        const kept = await this.#history.list(this.#base, 2);
-        const files = kept?.entries.filter((e) => e.kind === "file").length ?? 0;
-        const historyBytes = kept?.size ?? 0;
-        return { files: total.files - files, bytes: total.bytes - historyBytes, historyBytes };
-      };
-    }
+    if (inner.usage)
+      this.usage = usageWithHistory(inner.usage.bind(inner), this.#history, this.#base, this.#own);
     if (inner.sweep) {
       const sweep = inner.sweep.bind(inner);
       this.sweep = async () => {
@@ -186,12 +186,16 @@ export class HistoryStore implements MemoryStore {
     if (inner.check) this.check = inner.check.bind(inner);
     if (inner.tenants) this.tenants = inner.tenants.bind(inner);
     if (inner.purge) {
-      this.purge = purgeWithHistory(
+      const purge = purgeWithHistory(
         inner.purge.bind(inner),
         this.#history,
         this.#base,
         this.#own ? undefined : this.#history,
       );
+      this.purge = (purgeOptions?: PurgeOptions) =>
+        purgeOptions?.dryRun === true
+          ? purge(purgeOptions)
+          : this.#fences.erase(this.#chain, () => purge(purgeOptions));
     }
     if (inner.files) {
       const files = inner.files.bind(inner);
@@ -230,7 +234,24 @@ export class HistoryStore implements MemoryStore {
     return file;
   }
 
-  async write(
+  write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    context?: ChangeContext,
+  ): Promise<{ version: Version }> {
+    return this.#fences.change(this.#chain, path, () => this.#write(path, data, condition, context));
+  }
+
+  delete(path: string, context?: ChangeContext): Promise<boolean> {
+    return this.#fences.change(this.#chain, path, () => this.#delete(path, context));
+  }
+
+  rename(from: string, to: string, context?: ChangeContext): Promise<void> {
+    return this.#fences.change(this.#chain, from, () => this.#rename(from, to, context));
+  }
+
+  async #write(
     path: string,
     data: Uint8Array,
     condition: WriteCondition,
@@ -268,7 +289,7 @@ export class HistoryStore implements MemoryStore {
     return written;
   }
 
-  async delete(path: string, context?: ChangeContext): Promise<boolean> {
+  async #delete(path: string, context?: ChangeContext): Promise<boolean> {
     // Deleting /memories itself wipes the store, history included.
     if (path === ROOT && this.#own) return this.inner.delete(path, context);
     const kept = await this.#keepAll(path, context);
@@ -289,7 +310,7 @@ export class HistoryStore implements MemoryStore {
     return deleted;
   }
 
-  async rename(from: string, to: string, context?: ChangeContext): Promise<void> {
+  async #rename(from: string, to: string, context?: ChangeContext): Promise<void> {
     // Failures are the wrapped store's to report; keep nothing for a rename that cannot happen.
     if (!(await this.inner.stat(from)) || (await this.inner.stat(to)))
       return this.inner.rename(from, to, context);
@@ -362,10 +383,18 @@ export class HistoryStore implements MemoryStore {
    * such version; resolves with the id under which the replaced content was kept (`undefined` when no
    * file was there).
    */
-  async restore(
+  restore(
     path: string,
     id: string,
     options: { actor?: string } = {},
+  ): Promise<{ replacedVersionId: string | undefined }> {
+    return this.#fences.change(this.#chain, path, () => this.#restore(path, id, options));
+  }
+
+  async #restore(
+    path: string,
+    id: string,
+    options: { actor?: string },
   ): Promise<{ replacedVersionId: string | undefined }> {
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     const context = { command: "restore", actor: options.actor };
@@ -415,15 +444,17 @@ export class HistoryStore implements MemoryStore {
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     const { tenant, ...rest } = options;
     if (tenant !== undefined) return this.#scoped(tenant).rollback(rest as RollbackOptions);
-    return rollback(
-      {
-        log: this.#log,
-        versions: this.#versions,
-        current: async (path) => (await this.inner.read(path))?.data ?? null,
-        set: (path, data, actor) => this.#set(path, data, actor),
-      },
-      rest as RollbackOptions,
-    );
+    const run = () =>
+      rollback(
+        {
+          log: this.#log,
+          versions: this.#versions,
+          current: async (path) => (await this.inner.read(path))?.data ?? null,
+          set: (path, data, actor) => this.#set(path, data, actor),
+        },
+        rest as RollbackOptions,
+      );
+    return rest.dryRun === true ? run() : this.#fences.change(this.#chain, ROOT, run);
   }
 
   /** Every path below `dir` (default `/memories`) that has kept versions, sorted: files deleted or moved away included. */

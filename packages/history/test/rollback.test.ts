@@ -137,7 +137,9 @@ const badSession = async (
   });
   const [kept] = await scoped.versions("/memories/plan.md");
   expect(kept).toMatchObject({ command: "rollback", actor: "ops" });
-  expect(decoder.decode((await scoped.readVersion("/memories/plan.md", kept?.id ?? ""))!)).toBe("send keys\n");
+  expect(decoder.decode((await scoped.readVersion("/memories/plan.md", kept?.id ?? ""))!)).toBe(
+    "send keys\n",
+  );
 
   // Undone in one step too.
   const undone = await root.rollback({
