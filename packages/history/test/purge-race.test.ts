@@ -16,6 +16,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { HistoryStore } from "../src/index.js";
 
 const WRITERS = 12;
+const scopeOf = (store: HistoryStore, tenant: string): HistoryStore => {
+  if (!store.scope) throw new Error("no scope()");
+  return store.scope(tenant);
+};
 const MARK = "prepurgeQ";
 const ERASING = "Error: This memory is being erased; nothing was changed.";
 const dirs: string[] = [];
@@ -54,7 +58,7 @@ const occurrences = (root: string, needle: string): number => {
  * is left of the tenant's text anywhere in the medium: nothing.
  */
 const race = async (root: HistoryStore, scan: (needle: string) => Promise<number>) => {
-  const tenant = root.scope!("racer");
+  const tenant = scopeOf(root, "racer");
   for (let i = 0; i < WRITERS; i++) {
     const created = await executeCommand(tenant, {
       command: "create",
@@ -68,7 +72,7 @@ const race = async (root: HistoryStore, scan: (needle: string) => Promise<number
   const seen = { edited: 0, refused: 0, missing: 0 };
   const writer = async (i: number) => {
     // Each agent its own scope object, as agents in separate requests have.
-    const store = root.scope!("racer");
+    const store = scopeOf(root, "racer");
     for (let n = 0; !purged; ) {
       const result = await executeCommand(
         store,
@@ -88,7 +92,7 @@ const race = async (root: HistoryStore, scan: (needle: string) => Promise<number
   const writers = Array.from({ length: WRITERS }, (_, i) => writer(i));
   // Let every agent make some edits first.
   while (seen.edited < WRITERS * 3) await new Promise((resolve) => setTimeout(resolve, 1));
-  const removed = await root.scope("racer").purge!();
+  const removed = await scopeOf(root, "racer").purge!();
   purged = true;
   await Promise.all(writers);
   expect(removed.files).toBe(WRITERS);
@@ -98,7 +102,7 @@ const race = async (root: HistoryStore, scan: (needle: string) => Promise<number
   // Nothing written before or during the purge is left: files, versions, change records.
   expect(await scan(MARK)).toBe(0);
   expect(await scan("agent-")).toBe(0);
-  const after = root.scope!("racer");
+  const after = scopeOf(root, "racer");
   expect((await after.changes()).changes).toEqual([]);
   expect(await after.paths()).toEqual([]);
   // The fence ended with the purge: the tenant is empty and writable again.
@@ -128,21 +132,21 @@ describe("the erasure fence", () => {
     }
     const slow = new Held(new InMemoryStore());
     const root = new HistoryStore(slow);
-    const a = root.scope!("a");
+    const a = scopeOf(root, "a");
     await executeCommand(a, { command: "create", path: "/memories/x.md", file_text: "one\n" });
-    const purging = root.scope("a").purge!();
+    const purging = scopeOf(root, "a").purge!();
     const edit = { command: "str_replace", path: "/memories/x.md", old_str: "one", new_str: "two" };
-    expect(await executeCommand(root.scope!("a"), edit)).toEqual({ content: ERASING, isError: true });
+    expect(await executeCommand(scopeOf(root, "a"), edit)).toEqual({ content: ERASING, isError: true });
     // A nested tenant is erased with its parent, so it is fenced too; another tenant is not.
     const nested = { command: "create", path: "/memories/n.md", file_text: "n\n" };
-    expect(await executeCommand(root.scope("a").scope!("b"), nested)).toEqual({
+    expect(await executeCommand(scopeOf(scopeOf(root, "a"), "b"), nested)).toEqual({
       content: ERASING,
       isError: true,
     });
-    expect((await executeCommand(root.scope!("c"), nested)).isError).toBe(false);
+    expect((await executeCommand(scopeOf(root, "c"), nested)).isError).toBe(false);
     release();
     expect(await purging).toMatchObject({ files: 1 });
-    expect((await executeCommand(root.scope!("a"), nested)).isError).toBe(false);
+    expect((await executeCommand(scopeOf(root, "a"), nested)).isError).toBe(false);
   });
 });
 
