@@ -73,12 +73,12 @@ describe("mem tenants", () => {
     age(tenantDir(url, "bob"), new Date("2026-02-03T04:05:06.000Z"));
     const table = await mem(["tenants", url]);
     expect(table.code).toBe(0);
-    // alice: notes.md (6 bytes), .secret (7 bytes), and the versions and index @mem/history keeps in her
-    // hidden .mem-history folder: the store holds them all.
+    // alice: notes.md (6 bytes), .secret (7 bytes), and the versions, index and change log (4 records)
+    // @mem/history keeps in her hidden .mem-history folder: the store holds them all.
     expect(table.out).toBe(
       [
         "TENANT  FILES  BYTES  LAST ACCESS",
-        "alice   6      40B    2026-01-02T03:04:05.000Z",
+        "alice   10     367B   2026-01-02T03:04:05.000Z",
         "bob     1      6B     2026-02-03T04:05:06.000Z",
         "",
       ].join("\n"),
