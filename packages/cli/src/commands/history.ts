@@ -2,11 +2,12 @@
  * `mem history URL PATH` and `mem restore URL PATH VERSION`: the earlier versions `@mem/history` keeps of a
  * file (in the store itself, under its reserved hidden name), and undoing a change.
  */
-import { checkActor, isStoreError, type MemoryStore } from "@mem/core";
+import { isStoreError, type MemoryStore } from "@mem/core";
 import { HistoryStore, RedactedVersionError } from "@mem/history";
 import { CommandError } from "../context.js";
 import {
   ACTOR_OPTION,
+  actorOption,
   type CommandModule,
   examples,
   JSON_OPTION,
@@ -16,7 +17,7 @@ import {
 } from "./common.js";
 
 /** The versions of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
-const keptOf = (store: MemoryStore): HistoryStore =>
+export const keptOf = (store: MemoryStore): HistoryStore =>
   store instanceof HistoryStore ? store : new HistoryStore(store);
 
 export const history: CommandModule = (program, ctx) => {
@@ -102,11 +103,7 @@ export const restore: CommandModule = (program, ctx) => {
     .option(...JSON_OPTION)
     .addHelpText("after", examples("mem restore fs:./memory /memories/notes.md 0mwu0gsys-0003-cc13b23f"))
     .action(async (url: string, raw: string, id: string, options: { json?: boolean; actor?: string }) => {
-      try {
-        checkActor(options.actor, "--actor");
-      } catch (error) {
-        throw new CommandError((error as Error).message, 2);
-      }
+      actorOption(options.actor, "--actor");
       await ctx.withStore(
         url,
         async (store) => {

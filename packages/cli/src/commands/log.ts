@@ -2,11 +2,12 @@
  * `mem log URL` and `mem rollback URL`: the change log `@mem/history` keeps (who changed what, when), and
  * undoing a whole session in one step.
  */
-import { checkActor, type MemoryStore, ROOT } from "@mem/core";
-import { type Change, HistoryStore, type RollbackOptions } from "@mem/history";
+import { ROOT } from "@mem/core";
+import type { Change, RollbackOptions } from "@mem/history";
 import { CommandError } from "../context.js";
 import {
   ACTOR_OPTION,
+  actorOption,
   type CommandModule,
   examples,
   JSON_OPTION,
@@ -14,10 +15,7 @@ import {
   READ_ONLY,
   URL_ARGUMENT,
 } from "./common.js";
-
-/** The history the opening put around the store, or one over a store that has none yet. */
-const keptOf = (store: MemoryStore): HistoryStore =>
-  store instanceof HistoryStore ? store : new HistoryStore(store);
+import { keptOf } from "./history.js";
 
 /** An ISO 8601 time from the command line, as ms since the epoch (exit code 2 when it is not one). */
 const isoTime = (raw: string, option: string): number => {
@@ -53,13 +51,7 @@ export const log: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, options: { since?: string; by?: string; path?: string; json?: boolean }) => {
-      if (options.by !== undefined) {
-        try {
-          checkActor(options.by, "--by");
-        } catch (error) {
-          throw new CommandError((error as Error).message, 2);
-        }
-      }
+      actorOption(options.by, "--by");
       const since = options.since === undefined ? undefined : isoTime(options.since, "--since");
       await ctx.withStore(
         url,
