@@ -329,6 +329,8 @@ describe("output", () => {
       "rotate",
       "history",
       "restore",
+      "log",
+      "rollback",
       "mcp",
       "serve",
     ]);
