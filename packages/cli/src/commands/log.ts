@@ -130,19 +130,22 @@ export const rollback: CommandModule = (program, ctx) => {
           options.undo !== undefined
             ? { undo: options.undo }
             : { to: isoTime(options.to!, "--to"), ...(options.by !== undefined && { by: options.by }) };
-        const result = await ctx.withStore(url, async (store) =>
-          keptOf(store)
-            .rollback({
-              ...target,
-              ...(options.actor !== undefined && { actor: options.actor }),
-              ...(dryRun && { dryRun }),
-            })
-            .catch((error: unknown) => {
-              if (error instanceof RangeError)
-                throw new CommandError(`--undo: ${error.message}; see mem log.`, 2);
-              if (error instanceof TypeError) throw new CommandError(error.message, 2);
-              throw error;
-            }),
+        const result = await ctx.withStore(
+          url,
+          async (store) =>
+            keptOf(store)
+              .rollback({
+                ...target,
+                ...(options.actor !== undefined && { actor: options.actor }),
+                ...(dryRun && { dryRun }),
+              })
+              .catch((error: unknown) => {
+                if (error instanceof RangeError)
+                  throw new CommandError(`--undo: ${error.message}; see mem log.`, 2);
+                if (error instanceof TypeError) throw new CommandError(error.message, 2);
+                throw error;
+              }),
+          READ_ONLY,
         );
         if (options.json) {
           ctx.printJson({ dryRun, id: result.id ?? null, ...result });
