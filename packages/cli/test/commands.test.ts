@@ -236,10 +236,14 @@ describe("mem verify, du, rotate", () => {
     const json = await mem(["du", url, "--max-files", "1", "--json"]);
     const report = JSON.parse(json.out);
     expect(report).toMatchObject({ files: 1, bytes: 3, maxFiles: 1, overQuota: false });
-    // The version ("v1\n"), its path file ("/memories/a.md") and the running total ("3").
-    expect(report.historyBytes).toBe(3 + "/memories/a.md".length + 1);
+    // The version ("v1\n"), its path file ("/memories/a.md"), the running total ("3") and the change
+    // log's two records (the create and the edit).
+    const log = await withStore(servers, url, (store) => store.list("/memories/.mem-history/log", 1));
+    expect(log?.entries).toHaveLength(2);
+    const historyBytes = 3 + "/memories/a.md".length + 1 + log!.size;
+    expect(report.historyBytes).toBe(historyBytes);
     const text = await mem(["du", url], { NO_COLOR: "1" });
-    expect(text.out).toContain("history  18B (not counted by quotas)\n");
+    expect(text.out).toContain(`history  ${historyBytes}B (not counted by quotas)\n`);
   });
 
   it("rotate re-encrypts every file under the keyring's first key; a second run finds nothing to do", async () => {
@@ -344,6 +348,8 @@ describe("output", () => {
       "rotate",
       "history",
       "restore",
+      "log",
+      "rollback",
       "mcp",
       "serve",
     ]);

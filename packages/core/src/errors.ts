@@ -47,6 +47,18 @@ export class ConflictError extends MemoryStoreError {
 }
 
 /**
+ * The write's tenant is being erased (`purge()`), so the write was refused and nothing was changed
+ * (SPEC §7). Thrown by a store, or a wrapper, that fences a tenant while it purges it.
+ */
+export class ErasingError extends MemoryStoreError {
+  readonly code = "ERASING";
+  constructor(readonly path: string) {
+    super(`${path} is being erased`);
+    this.name = "ErasingError";
+  }
+}
+
+/**
  * `writeWithinQuota` refused a write that would break its quota. `usage` is what the store (or scope)
  * held just before the write, measured in the same atomic step; core words the refusal from it.
  */

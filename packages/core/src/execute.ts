@@ -143,7 +143,14 @@ async function execute(store: MemoryStore, input: unknown, options: ExecuteOptio
   }
 }
 
-const TYPED = ["NOT_FOUND", "ALREADY_EXISTS", "NOT_A_DIRECTORY", "CONFLICT", "STORE_FAILURE"] as const;
+const TYPED = [
+  "NOT_FOUND",
+  "ALREADY_EXISTS",
+  "NOT_A_DIRECTORY",
+  "CONFLICT",
+  "STORE_FAILURE",
+  "ERASING",
+] as const;
 
 /** Hands an error the model only sees as a generic reason to the application's hook, if any. */
 const notify = (options: ExecuteOptions, error: unknown): void => {
@@ -221,6 +228,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     return result;
   } catch (error) {
     notify(options, error);
+    if (isStoreError(error, "ERASING")) return fail(msg.erasing());
     const uncertain =
       isStoreError(error, "STORE_FAILURE") && (error as StoreFailureError).mayBeApplied === true;
     const report = uncertain ? msg.storeFailedMaybeApplied : msg.storeFailed;

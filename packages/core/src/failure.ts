@@ -8,6 +8,7 @@ const CODES = [
   "CONFLICT",
   "QUOTA_EXCEEDED",
   "STORE_FAILURE",
+  "ERASING",
 ] as const;
 type StoreErrorCode = (typeof CODES)[number];
 

@@ -21,6 +21,7 @@ export {
 export {
   AlreadyExistsError,
   ConflictError,
+  ErasingError,
   MemoryStoreError,
   NotADirectoryError,
   NotFoundError,

@@ -110,6 +110,8 @@ export const msg = {
   storeFailed: (operation: string, path: string, reason: string) =>
     `Error: ${operation} failed for ${path}: ${reason}`,
   unexpected: () => "Error: The memory tool failed unexpectedly",
+  /** SPEC §7: a write to a tenant while it is being purged. */
+  erasing: () => "Error: This memory is being erased; nothing was changed.",
   /** Stands for the path in a storage failure that happened before the path was validated. */
   unvalidatedPath: () => "the given path",
   reasonConflict: () => "the file kept changing under concurrent edits; nothing was written, try again",

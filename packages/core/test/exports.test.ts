@@ -26,6 +26,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "DEFAULT_MAX_FILE_BYTES",
       "DEFAULT_TENANT_PAGE",
       "DEFAULT_UPDATE_ATTEMPTS",
+      "ErasingError",
       "ExecuteOptions",
       "Expiry",
       "ExpiryOptions",

@@ -1,11 +1,9 @@
 /** `HistoryStore`: a store around any store that keeps the earlier versions of every file. */
 import {
   type ChangeContext,
-  checkActor,
   emitChange,
   type FileData,
   isSameOrInside,
-  isStoreError,
   type Listing,
   type MemoryStore,
   NotFoundError,
@@ -20,23 +18,19 @@ import {
   type SweepResult,
   type TenantPage,
   type TenantsOptions,
-  TooManyConflictsError,
   type Usage,
   updateWithRetry,
   type Version,
   type WriteCondition,
 } from "@mem/core";
+import { ChangeLog, type ChangePage, type ChangeRecord, type ChangesOptions } from "./change-log.js";
+import { purgeWithHistory } from "./erasure.js";
 import type { HistoryEvent, VersionInfo } from "./events.js";
-import {
-  changeOfVersionId,
-  HISTORY_NAME,
-  historyDir,
-  newVersionId,
-  PATH_FILE,
-  TOMBSTONE_PREFIX,
-  TOTAL_FILE,
-  timeOfVersionId,
-} from "./layout.js";
+import { Fences } from "./fence.js";
+import { HISTORY_NAME } from "./layout.js";
+import { type RollbackOptions, type RollbackResult, rollback } from "./rollback.js";
+import { usageWithHistory } from "./usage.js";
+import { Versions } from "./versions.js";
 
 export interface HistoryOptions {
   /** Versions kept per file, newest first; older ones are removed. Default 50. */
@@ -63,36 +57,13 @@ export interface HistoryOptions {
 }
 
 const DAY = 24 * 60 * 60;
+/** Where a scope finds the fences and scope chain of the store it was made from. */
+const SHARED = Symbol("HistoryStore.shared");
+type Shared = { readonly fences: Fences; readonly chain: string };
 const DEEP = 1024; // deeper than any valid path, to list every file beneath a directory
 const REMEMBERED_READS = 32;
-/** Old versions of a path are removed after every this many versions kept by one instance. */
-const PRUNE_EVERY = 8;
 /** Default of `maxHistoryBytes`. */
 const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
-/** Over the byte bound, the oldest versions are removed until this share of it is left. */
-const LOW_WATER = 0.75;
-/** Tries of a running-total update; after them its bytes wait for the instance's next update. */
-const TOTAL_ATTEMPTS = 8;
-const encoder = new TextEncoder();
-
-/** A redacted version was asked for: its content is gone for good (`HistoryStore.redact`). */
-export class RedactedVersionError extends Error {
-  readonly code = "REDACTED";
-  constructor(
-    readonly path: string,
-    readonly versionId: string,
-  ) {
-    super(`version ${versionId} of ${path} was redacted; its content is gone`);
-    this.name = "RedactedVersionError";
-  }
-}
-const decoder = new TextDecoder();
-
-/** The running total in a total file, or `null` when it is not a plain decimal number. */
-const parseTotal = (data: Uint8Array): number | null => {
-  const text = decoder.decode(data);
-  return /^[0-9]{1,16}$/.test(text) ? Number(text) : null;
-};
 
 const positive = (value: unknown, name: string, fallback: number, integer: boolean): number => {
   if (value === undefined) return fallback;
@@ -124,17 +95,14 @@ export class HistoryStore implements MemoryStore {
   readonly #history: MemoryStore;
   readonly #base: string;
   readonly #own: boolean;
-  readonly #maxVersions: number;
-  readonly #maxAgeMs: number;
-  readonly #maxBytes: number;
-  /** Bytes kept or removed that could not be added to the running total yet (lost races). */
-  #uncounted = 0;
   readonly #options: HistoryOptions;
   readonly #tenant: string | undefined;
   readonly #clock: () => number;
   readonly #reads = new Map<string, FileData>();
-  readonly #named = new Set<string>();
-  readonly #keeps = new Map<string, number>();
+  readonly #versions: Versions;
+  readonly #log: ChangeLog;
+  readonly #fences: Fences;
+  readonly #chain: string;
 
   /** Present when the wrapped store has it: a `HistoryStore` over `inner.scope(tenant)`. */
   readonly scope?: (tenant: string) => HistoryStore;
@@ -157,10 +125,10 @@ export class HistoryStore implements MemoryStore {
   constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
     this.inner = inner;
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-    this.#maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
-    this.#maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
-    this.#maxBytes = positive(options.maxHistoryBytes, "maxHistoryBytes", DEFAULT_MAX_HISTORY_BYTES, false);
-    if (this.#maxBytes !== Infinity && !Number.isInteger(this.#maxBytes)) {
+    const maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
+    const maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
+    const maxBytes = positive(options.maxHistoryBytes, "maxHistoryBytes", DEFAULT_MAX_HISTORY_BYTES, false);
+    if (maxBytes !== Infinity && !Number.isInteger(maxBytes)) {
       throw new TypeError("maxHistoryBytes must be a positive integer or Infinity");
     }
     for (const name of ["onChange", "clock"] as const) {
@@ -177,34 +145,37 @@ export class HistoryStore implements MemoryStore {
     this.#history = options.history ?? inner;
     this.#base = this.#own ? `${ROOT}/${HISTORY_NAME}` : ROOT;
     this.#tenant = tenant;
+    const shared = (options as { [SHARED]?: Shared })[SHARED];
+    this.#fences = shared?.fences ?? new Fences();
+    this.#chain = shared ? shared.chain : "";
     this.#clock = options.clock ?? Date.now;
+    const clock = this.#clock;
+    this.#versions = new Versions({
+      history: this.#history,
+      base: this.#base,
+      maxVersions,
+      maxAgeMs,
+      maxBytes,
+      clock,
+    });
+    this.#log = new ChangeLog(this.#history, this.#base, clock, maxAgeMs);
 
     if (inner.scope) {
       const scopeInner = inner.scope.bind(inner);
       this.scope = (t: string) => {
         const side = options.history;
         if (side && !side.scope) throw new TypeError("history must have scope() to scope a HistoryStore");
-        const scoped: HistoryOptions = side ? { ...options, history: side.scope!(t) } : options;
+        const chain = this.#chain === "" ? t : `${this.#chain}/${t}`;
+        const scoped = {
+          ...options,
+          ...(side ? { history: side.scope!(t) } : {}),
+          [SHARED]: { fences: this.#fences, chain },
+        } as HistoryOptions;
         return new HistoryStore(scopeInner(t), scoped, t);
       };
     }
-    if (inner.usage) {
-      const usage = inner.usage.bind(inner);
-      this.usage = async () => {
-        const total = await usage();
-        if (!this.#own) {
-          // The second store's running total (one read) instead of a walk of it on every quota check.
-          const counted = await this.#history.read(this.#totalPath);
-          const side =
-            (counted && parseTotal(counted.data)) ?? (await this.#history.list(this.#base, 2))?.size ?? 0;
-          return { files: total.files, bytes: total.bytes, historyBytes: side };
-        }
-        const kept = await this.#history.list(this.#base, 2);
-        const files = kept?.entries.filter((e) => e.kind === "file").length ?? 0;
-        const historyBytes = kept?.size ?? 0;
-        return { files: total.files - files, bytes: total.bytes - historyBytes, historyBytes };
-      };
-    }
+    if (inner.usage)
+      this.usage = usageWithHistory(inner.usage.bind(inner), this.#history, this.#base, this.#own);
     if (inner.sweep) {
       const sweep = inner.sweep.bind(inner);
       this.sweep = async () => {
@@ -216,27 +187,16 @@ export class HistoryStore implements MemoryStore {
     if (inner.check) this.check = inner.check.bind(inner);
     if (inner.tenants) this.tenants = inner.tenants.bind(inner);
     if (inner.purge) {
-      const purge = inner.purge.bind(inner);
-      this.purge = async (purgeOptions?: PurgeOptions) => {
-        const side = this.#own ? undefined : this.#history;
-        if (side && !side.purge) throw new TypeError("history must have purge() to purge a HistoryStore");
-        // Counted before: the versions and bookkeeping beside the files are not the model's files.
-        const kept = await this.#history.list(this.#base, 2);
-        const versions = (kept?.entries ?? []).filter(
-          (e) => e.kind === "file" && timeOfVersionId(e.path.slice(e.path.lastIndexOf("/") + 1)) !== null,
-        ).length;
-        const result = await purge(purgeOptions);
-        if (side?.purge) {
-          await side.purge(purgeOptions);
-          return { files: result.files, bytes: result.bytes, versions };
-        }
-        const files = (kept?.entries ?? []).filter((e) => e.kind === "file").length;
-        return {
-          files: Math.max(0, result.files - files),
-          bytes: Math.max(0, result.bytes - (kept?.size ?? 0)),
-          versions,
-        };
-      };
+      const purge = purgeWithHistory(
+        inner.purge.bind(inner),
+        this.#history,
+        this.#base,
+        this.#own ? undefined : this.#history,
+      );
+      this.purge = (purgeOptions?: PurgeOptions) =>
+        purgeOptions?.dryRun === true
+          ? purge(purgeOptions)
+          : this.#fences.erase(this.#chain, () => purge(purgeOptions));
     }
     if (inner.files) {
       const files = inner.files.bind(inner);
@@ -281,7 +241,24 @@ export class HistoryStore implements MemoryStore {
     return file;
   }
 
-  async write(
+  write(
+    path: string,
+    data: Uint8Array,
+    condition: WriteCondition,
+    context?: ChangeContext,
+  ): Promise<{ version: Version }> {
+    return this.#fences.change(this.#chain, path, () => this.#write(path, data, condition, context));
+  }
+
+  delete(path: string, context?: ChangeContext): Promise<boolean> {
+    return this.#fences.change(this.#chain, path, () => this.#delete(path, context));
+  }
+
+  rename(from: string, to: string, context?: ChangeContext): Promise<void> {
+    return this.#fences.change(this.#chain, from, () => this.#rename(from, to, context));
+  }
+
+  async #write(
     path: string,
     data: Uint8Array,
     condition: WriteCondition,
@@ -289,6 +266,7 @@ export class HistoryStore implements MemoryStore {
   ): Promise<{ version: Version }> {
     if ("ifAbsent" in condition) {
       const written = await this.inner.write(path, data, condition, context);
+      await this.#record({ command: context?.command ?? "create", path, version: null }, context);
       this.#emit({ command: "create", path, sizeBefore: null, sizeAfter: data.byteLength }, data, context);
       return written;
     }
@@ -296,49 +274,66 @@ export class HistoryStore implements MemoryStore {
     if (!previous) return this.inner.write(path, data, condition, context); // it fails: the version is not current
     // The version is written alongside the edit, not before it: a conditional write that waited for it
     // would hold its version twice as long, and concurrent editors would collide (and back off) far more.
-    const keeping = this.#keep(path, previous, context).then(
+    const keeping = this.#versions.keep(path, previous, context).then(
       (id) => id,
       () => undefined,
     );
     let written: { version: Version };
     try {
       written = await this.inner.write(path, data, condition, context);
-    } finally {
-      await keeping;
+    } catch (error) {
+      // Only a write that commits leaves a version: a refused or lost one leaves nothing behind.
+      const id = await keeping;
+      if (id) await this.#versions.unkeep(path, id, previous.byteLength).catch(() => undefined);
+      throw error;
     }
     const versionId = await keeping;
     this.#reads.delete(path);
+    await this.#record({ command: context?.command ?? "edit", path, version: versionId ?? null }, context);
     const sizeBefore = previous.byteLength;
     const event = { command: "edit" as const, path, sizeBefore, sizeAfter: data.byteLength };
     this.#emit(versionId ? { ...event, versionId } : event, data, context);
     return written;
   }
 
-  async delete(path: string, context?: ChangeContext): Promise<boolean> {
+  async #delete(path: string, context?: ChangeContext): Promise<boolean> {
     // Deleting /memories itself wipes the store, history included.
     if (path === ROOT && this.#own) return this.inner.delete(path, context);
     const kept = await this.#keepAll(path, context);
-    const deleted = await this.inner.delete(path, context);
-    if (deleted) {
-      for (const { path: p, size, versionId } of kept) {
-        this.#emit(
-          { command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId },
-          undefined,
-          context,
-        );
-      }
+    let deleted = false;
+    try {
+      deleted = await this.inner.delete(path, context);
+    } finally {
+      if (!deleted) await this.#unkeepAll(kept);
+    }
+    for (const { path: p, size, versionId } of kept) {
+      await this.#record({ command: context?.command ?? "delete", path: p, version: versionId }, context);
+      this.#emit(
+        { command: "delete", path: p, sizeBefore: size, sizeAfter: null, versionId },
+        undefined,
+        context,
+      );
     }
     return deleted;
   }
 
-  async rename(from: string, to: string, context?: ChangeContext): Promise<void> {
+  async #rename(from: string, to: string, context?: ChangeContext): Promise<void> {
     // Failures are the wrapped store's to report; keep nothing for a rename that cannot happen.
     if (!(await this.inner.stat(from)) || (await this.inner.stat(to)))
       return this.inner.rename(from, to, context);
     const kept = await this.#keepAll(from, context);
-    await this.inner.rename(from, to, context);
+    try {
+      await this.inner.rename(from, to, context);
+    } catch (error) {
+      await this.#unkeepAll(kept);
+      throw error;
+    }
     for (const { path, size, versionId } of kept) {
       const newPath = rebase(path, from, to);
+      await this.#record(
+        { command: context?.command ?? "rename", path, newPath, version: versionId },
+        context,
+      );
       const event = {
         command: "rename" as const,
         path,
@@ -357,35 +352,16 @@ export class HistoryStore implements MemoryStore {
   }
 
   /** The kept versions of `path`, newest first (the current content is not one of them). */
-  async versions(path: string): Promise<VersionInfo[]> {
-    const listing = await this.#history.list(historyDir(this.#base, path), 1);
-    if (!listing) return [];
-    const oldest = this.#clock() - this.#maxAgeMs;
-    const out: VersionInfo[] = [];
-    for (const entry of listing.entries) {
-      const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
-      const redacted = entry.kind === "file" && name.startsWith(TOMBSTONE_PREFIX);
-      const id = redacted ? name.slice(TOMBSTONE_PREFIX.length) : name;
-      const time = entry.kind === "file" ? timeOfVersionId(id) : null;
-      if (time === null || time < oldest) continue;
-      const info: VersionInfo = { id, time, size: redacted ? 0 : entry.size, ...changeOfVersionId(id) };
-      out.push(redacted ? { ...info, redacted: await this.#tombstone(entry.path) } : info);
-    }
-    out.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    return out.slice(0, this.#maxVersions);
+  versions(path: string): Promise<VersionInfo[]> {
+    return this.#versions.list(path);
   }
 
   /**
    * The bytes of one version; `null` when there is no such version. Rejects with `RedactedVersionError`
    * when the version was redacted.
    */
-  async readVersion(path: string, id: string): Promise<Uint8Array | null> {
-    if (timeOfVersionId(id) === null) return null;
-    const dir = historyDir(this.#base, path);
-    const file = await this.#history.read(`${dir}/${id}`);
-    if (file) return file.data;
-    if (await this.#history.stat(`${dir}/${TOMBSTONE_PREFIX}${id}`)) throw new RedactedVersionError(path, id);
-    return null;
+  readVersion(path: string, id: string): Promise<Uint8Array | null> {
+    return this.#versions.read(path, id);
   }
 
   /**
@@ -395,114 +371,116 @@ export class HistoryStore implements MemoryStore {
    * of UTF-8, like an actor). Throws `NotFoundError` when there is no such version; redacting a
    * redacted version again changes nothing.
    */
-  async redact(path: string, id: string, options: { by?: string } = {}): Promise<void> {
-    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-    checkActor(options.by, "by");
-    if (timeOfVersionId(id) === null) throw new NotFoundError(path);
-    const dir = historyDir(this.#base, path);
-    const tombstone = `${dir}/${TOMBSTONE_PREFIX}${id}`;
-    const version = await this.#history.read(`${dir}/${id}`);
-    if (!version) {
-      if (await this.#history.stat(tombstone)) return;
-      throw new NotFoundError(path);
-    }
-    const record = JSON.stringify({
-      time: this.#clock(),
-      ...(options.by !== undefined ? { by: options.by } : {}),
-    });
-    try {
-      await this.#history.write(tombstone, encoder.encode(record), { ifAbsent: true });
-    } catch (error) {
-      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
-    }
-    // The tombstone comes first: a crash in between leaves the content to a second redact, never a
-    // version that vanished without a trace.
-    if ((await this.#history.delete(`${dir}/${id}`)) && this.#maxBytes !== Infinity) {
-      await this.#addToTotal(-version.data.byteLength);
-    }
+  redact(path: string, id: string, options: { by?: string } = {}): Promise<void> {
+    return this.#versions.redact(path, id, options);
   }
 
   /**
    * Removes every version of `path` (tombstones and bookkeeping too), as if it never had history;
    * resolves with how many versions and bytes went. The file itself is not touched.
    */
-  async forget(path: string): Promise<{ versions: number; bytes: number }> {
-    const dir = historyDir(this.#base, path);
-    const listing = await this.#history.list(dir, 1);
-    let versions = 0;
-    let bytes = 0;
-    for (const entry of listing?.entries ?? []) {
-      const name = entry.path.slice(entry.path.lastIndexOf("/") + 1);
-      if (entry.kind !== "file" || timeOfVersionId(name) === null) continue;
-      versions += 1;
-      bytes += entry.size;
-    }
-    await this.#history.delete(dir);
-    this.#named.delete(dir);
-    this.#keeps.delete(dir);
-    if (bytes > 0 && this.#maxBytes !== Infinity) await this.#addToTotal(-bytes);
-    return { versions, bytes };
-  }
-
-  async #tombstone(at: string): Promise<{ time: number; by?: string }> {
-    const file = await this.#history.read(at);
-    try {
-      const parsed = JSON.parse(decoder.decode(file?.data ?? new Uint8Array())) as {
-        time?: unknown;
-        by?: unknown;
-      };
-      const time = typeof parsed.time === "number" ? parsed.time : 0;
-      return typeof parsed.by === "string" ? { time, by: parsed.by } : { time };
-    } catch {
-      return { time: 0 };
-    }
+  forget(path: string): Promise<{ versions: number; bytes: number }> {
+    return this.#versions.forget(path);
   }
 
   /**
    * Makes version `id` the content of `path` again, whether the file was edited, deleted or moved away
-   * since. The content it replaces is kept as a version first, so a restore can be undone. Throws
-   * `NotFoundError` when there is no such version; resolves with the id under which the replaced content
-   * was kept (`undefined` when no file was there).
+   * since. The content it replaces is kept as a version first, so a restore can be undone; the change log
+   * records it as `restore` (by `options.actor`, when given). Throws `NotFoundError` when there is no
+   * such version; resolves with the id under which the replaced content was kept (`undefined` when no
+   * file was there).
    */
-  async restore(path: string, id: string): Promise<{ replacedVersionId: string | undefined }> {
+  restore(
+    path: string,
+    id: string,
+    options: { actor?: string } = {},
+  ): Promise<{ replacedVersionId: string | undefined }> {
+    return this.#fences.change(this.#chain, path, () => this.#restore(path, id, options));
+  }
+
+  async #restore(
+    path: string,
+    id: string,
+    options: { actor?: string },
+  ): Promise<{ replacedVersionId: string | undefined }> {
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    const context = { command: "restore", actor: options.actor };
     const data = await this.readVersion(path, id);
     if (!data) throw new NotFoundError(path);
     let replacedVersionId: string | undefined;
     let sizeBefore: number | null = null;
     await updateWithRetry(this.inner, path, async (current) => {
       // Kept before every attempt: a lost race means another writer replaced what was kept.
-      replacedVersionId = current ? await this.#keep(path, current.data) : undefined;
+      if (replacedVersionId) await this.#versions.unkeep(path, replacedVersionId, sizeBefore ?? 0);
+      replacedVersionId = current ? await this.#versions.keep(path, current.data, context) : undefined;
       sizeBefore = current ? current.data.byteLength : null;
       return data;
     });
     this.#reads.delete(path);
+    await this.#record({ command: "restore", path, version: replacedVersionId ?? null }, context);
     const event = { command: "restore" as const, path, sizeBefore, sizeAfter: data.byteLength };
     this.#emit(
       replacedVersionId
         ? { ...event, versionId: replacedVersionId, restoredFrom: id }
         : { ...event, restoredFrom: id },
       data,
+      context,
     );
     return { replacedVersionId };
   }
 
-  /** Every path below `dir` (default `/memories`) that has kept versions, sorted: files deleted or moved away included. */
-  async paths(dir: string = ROOT): Promise<string[]> {
-    const listing = await this.#history.list(this.#base, 1);
-    const out: string[] = [];
-    for (const entry of listing?.entries ?? []) {
-      if (entry.kind !== "directory") continue;
-      const file = await this.#history.read(`${entry.path}/${PATH_FILE}`);
-      const path = file ? decoder.decode(file.data) : null;
-      if (path && isSameOrInside(path, dir) && path !== this.#base) out.push(path);
-    }
-    return out.sort();
+  /**
+   * A page of the change log: every change that committed through this store (creates, edits, deletes,
+   * renames, restores, rollbacks), oldest first, filtered by time (`since`, `until`), actor (`by`) and
+   * path; `next` is the `after` of the next page. `tenant` reads that tenant's log (a store with `scope`).
+   */
+  async changes(options: ChangesOptions = {}): Promise<ChangePage> {
+    const { tenant, ...rest } = options ?? {};
+    if (tenant !== undefined) return this.#scoped(tenant).changes(rest);
+    return this.#log.page(rest);
   }
 
-  /** Removes the versions over the count and age limits, for every path, then any over `maxHistoryBytes`. */
+  /**
+   * Gives every file changed since `to` (by `by` only, if given) its state at `to` again: earlier content
+   * restored, files created since deleted; or, with `undo`, puts back what the rollback of that id changed.
+   * The replaced contents are kept as versions (by `actor`), and the whole rollback is one change of the
+   * log (command `rollback`) whose id `rollback({ undo })` takes. Files whose earlier content the
+   * history no longer holds (pruned, redacted) are left as they are and listed in `skipped`.
+   */
+  async rollback(options: RollbackOptions): Promise<RollbackResult> {
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    const { tenant, ...rest } = options;
+    if (tenant !== undefined) return this.#scoped(tenant).rollback(rest as RollbackOptions);
+    const run = () =>
+      rollback(
+        {
+          log: this.#log,
+          versions: this.#versions,
+          current: async (path) => (await this.inner.read(path))?.data ?? null,
+          set: (path, data, actor) => this.#set(path, data, actor),
+        },
+        rest as RollbackOptions,
+      );
+    return rest.dryRun === true ? run() : this.#fences.change(this.#chain, ROOT, run);
+  }
+
+  /** Every path below `dir` (default `/memories`) that has kept versions, sorted: files deleted or moved away included. */
+  paths(dir: string = ROOT): Promise<string[]> {
+    return this.#versions.paths(dir);
+  }
+
+  /**
+   * Removes the versions over the count and age limits, for every path, then any over `maxHistoryBytes`;
+   * and the change log's records older than `maxAgeSeconds`.
+   */
   async prune(): Promise<void> {
-    for (const path of await this.paths()) await this.#prune(path);
-    if (this.#maxBytes !== Infinity) await this.#rebalance();
+    await this.#versions.prune(await this.paths());
+    await this.#log.prune();
+  }
+
+  #scoped(tenant: string): HistoryStore {
+    if (!this.scope) throw new TypeError("tenant needs a store with scope()");
+    return this.scope(tenant);
   }
 
   /** The current bytes of `path` if its version is still `version`. */
@@ -513,32 +491,50 @@ export class HistoryStore implements MemoryStore {
     return file?.version === version ? file.data : null;
   }
 
-  /** Keeps `data` as a new version of `path`, then prunes; resolves with the new version's id. */
-  async #keep(path: string, data: Uint8Array, context?: ChangeContext): Promise<string> {
-    const dir = historyDir(this.#base, path);
-    await this.#name(dir, path);
-    const id = newVersionId(this.#clock(), context);
-    // Counted before it is written: a crash in between leaves the total too high (the next walk corrects
-    // it), never too low, which would let history outgrow its bound unnoticed.
-    const total = this.#maxBytes === Infinity ? 0 : await this.#addToTotal(data.byteLength);
-    await this.#history.write(`${dir}/${id}`, data, { ifAbsent: true });
-    if (total === null || total > this.#maxBytes) await this.#rebalance();
-    // Removal is lazy, to keep edits cheap: `versions` never shows more than the limits allow anyway.
-    const kept = (this.#keeps.get(dir) ?? 0) + 1;
-    this.#keeps.set(dir, kept % PRUNE_EVERY);
-    if (kept === PRUNE_EVERY) await this.#prune(path);
-    return id;
+  /** Records a committed change in the log; a failure to record never fails the change itself. */
+  async #record(
+    change: Omit<ChangeRecord, "actor">,
+    context?: { actor?: string | undefined },
+  ): Promise<void> {
+    const record = context?.actor !== undefined ? { ...change, actor: context.actor } : change;
+    await this.#log.append(record).catch(() => undefined);
   }
 
-  /** Records which path the history directory `dir` belongs to, once per instance. */
-  async #name(dir: string, path: string): Promise<void> {
-    if (this.#named.has(dir)) return;
-    try {
-      await this.#history.write(`${dir}/${PATH_FILE}`, encoder.encode(path), { ifAbsent: true });
-    } catch (error) {
-      if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+  /** A rollback's change of one file (see `RollbackHost.set`). */
+  async #set(
+    path: string,
+    data: Uint8Array | null,
+    actor: string | undefined,
+  ): Promise<string | null | undefined> {
+    const context = { command: "rollback", actor };
+    this.#reads.delete(path);
+    if (data === null) {
+      const current = await this.inner.read(path);
+      if (!current) return undefined;
+      const id = await this.#versions.keep(path, current.data, context);
+      if (!(await this.inner.delete(path, actor !== undefined ? { actor } : undefined))) {
+        await this.#versions.unkeep(path, id, current.data.byteLength);
+        return undefined;
+      }
+      this.#emit(
+        { command: "delete", path, sizeBefore: current.data.byteLength, sizeAfter: null, versionId: id },
+        undefined,
+        context,
+      );
+      return id;
     }
-    this.#named.add(dir);
+    let before: { id: string | null; size: number | null } | undefined;
+    await updateWithRetry(this.inner, path, async (current) => {
+      if (before?.id) await this.#versions.unkeep(path, before.id, before.size ?? 0);
+      before = current
+        ? { id: await this.#versions.keep(path, current.data, context), size: current.data.byteLength }
+        : { id: null, size: null };
+      return data;
+    });
+    const kept = before!;
+    const event = { command: "restore" as const, path, sizeBefore: kept.size, sizeAfter: data.byteLength };
+    this.#emit(kept.id ? { ...event, versionId: kept.id } : event, data, context);
+    return kept.id;
   }
 
   /** Keeps every file at or beneath `path`, before it is deleted or moved away. */
@@ -556,11 +552,18 @@ export class HistoryStore implements MemoryStore {
       kept.push({
         path: file,
         size: current.data.byteLength,
-        versionId: await this.#keep(file, current.data, context),
+        versionId: await this.#versions.keep(file, current.data, context),
       });
     }
     this.#reads.clear();
     return kept;
+  }
+
+  /** Removes the versions `#keepAll` kept, for a delete or rename that did not happen. */
+  async #unkeepAll(kept: readonly { path: string; size: number; versionId: string }[]): Promise<void> {
+    for (const { path, size, versionId } of kept) {
+      await this.#versions.unkeep(path, versionId, size).catch(() => undefined);
+    }
   }
 
   /**
@@ -580,124 +583,10 @@ export class HistoryStore implements MemoryStore {
       .map((e) => e.path);
   }
 
-  async #prune(path: string): Promise<void> {
-    const dir = historyDir(this.#base, path);
-    const listing = await this.#history.list(dir, 1);
-    const oldest = this.#clock() - this.#maxAgeMs;
-    const entries = listing?.entries ?? [];
-    const versions = entries
-      .map((e) => ({ id: e.path.slice(e.path.lastIndexOf("/") + 1), size: e.size }))
-      .filter(({ id }) => timeOfVersionId(id) !== null)
-      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    let removed = 0;
-    for (const [i, { id, size }] of versions.entries()) {
-      if (i >= this.#maxVersions || timeOfVersionId(id)! < oldest) {
-        await this.#history.delete(`${dir}/${id}`);
-        removed += size;
-      }
-    }
-    if (removed > 0 && this.#maxBytes !== Infinity) await this.#addToTotal(-removed);
-    // The byte bound may have removed this directory's path file while another instance kept a version.
-    if (versions.length > 0 && !entries.some((e) => e.path === `${dir}/${PATH_FILE}`)) {
-      this.#named.delete(dir);
-      await this.#name(dir, path);
-    }
-  }
-
-  get #totalPath(): string {
-    return `${this.#base}/${TOTAL_FILE}`;
-  }
-
-  /**
-   * Adds `delta` bytes to the running total; resolves with the new total, or `null` when there is no
-   * valid total to add to (missing, or not a number): the walk that follows writes it. After too many
-   * lost races the bytes wait for this instance's next update.
-   */
-  async #addToTotal(delta: number): Promise<number | null> {
-    const change = delta + this.#uncounted;
-    this.#uncounted = 0;
-    let next: number | null = null;
-    try {
-      await updateWithRetry(
-        this.#history,
-        this.#totalPath,
-        (current) => {
-          const before = current ? parseTotal(current.data) : null;
-          next = before === null ? null : Math.max(0, before + change);
-          return next === null ? null : encoder.encode(String(next));
-        },
-        { attempts: TOTAL_ATTEMPTS },
-      );
-      return next;
-    } catch (error) {
-      // `instanceof`: the loop's own error, from this copy of core (a store's errors are tested by shape).
-      if (!(error instanceof TooManyConflictsError)) throw error;
-      this.#uncounted = change;
-      return 0;
-    }
-  }
-
-  /**
-   * One walk of the history: removes the oldest versions, all paths together, until at most three
-   * quarters of `maxHistoryBytes` are left (a path left without versions loses its directory), and writes
-   * the running total from what it found. Runs when the total is over the bound or missing, so its cost
-   * is spread over at least a quarter of the bound's bytes of new versions. Bytes other instances counted
-   * during the walk are added on top: the total may come out high (the next walk corrects it), not low.
-   */
-  async #rebalance(): Promise<void> {
-    const start = await this.#history.read(this.#totalPath);
-    const startTotal = start ? parseTotal(start.data) : null;
-    const listing = await this.#history.list(this.#base, 2);
-    const versions: { path: string; dir: string; id: string; size: number }[] = [];
-    const left = new Map<string, number>();
-    for (const entry of listing?.entries ?? []) {
-      if (entry.kind !== "file" || entry.depth !== 2) continue;
-      const cut = entry.path.lastIndexOf("/");
-      const id = entry.path.slice(cut + 1);
-      if (timeOfVersionId(id) === null) continue;
-      const dir = entry.path.slice(0, cut);
-      versions.push({ path: entry.path, dir, id, size: entry.size });
-      left.set(dir, (left.get(dir) ?? 0) + 1);
-    }
-    let total = versions.reduce((n, v) => n + v.size, 0);
-    if (total > this.#maxBytes) {
-      const target = Math.floor(this.#maxBytes * LOW_WATER);
-      versions.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      for (const version of versions) {
-        if (total <= target) break;
-        await this.#history.delete(version.path);
-        total -= version.size;
-        const remaining = left.get(version.dir)! - 1;
-        left.set(version.dir, remaining);
-        if (remaining === 0) {
-          await this.#history.delete(`${version.dir}/${PATH_FILE}`);
-          this.#named.delete(version.dir);
-        }
-      }
-    }
-    try {
-      await updateWithRetry(
-        this.#history,
-        this.#totalPath,
-        (current) => {
-          const now = current ? parseTotal(current.data) : null;
-          const since = startTotal !== null && now !== null ? Math.max(0, now - startTotal) : 0;
-          return encoder.encode(String(total + since + this.#uncounted));
-        },
-        { attempts: TOTAL_ATTEMPTS },
-      );
-      this.#uncounted = 0;
-    } catch (error) {
-      // The bytes not yet counted wait for this instance's next update.
-      // `instanceof`: the loop's own error, from this copy of core (a store's errors are tested by shape).
-      if (!(error instanceof TooManyConflictsError)) throw error;
-    }
-  }
-
   #emit(
     event: Omit<HistoryEvent, "tenant" | "content" | "actor" | "time" | "bytes">,
     content?: Uint8Array,
-    context?: ChangeContext,
+    context?: { actor?: string | undefined },
   ): void {
     const hook = this.#options.onChange;
     if (!hook) return;

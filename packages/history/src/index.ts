@@ -1,3 +1,6 @@
+export type { Change, ChangePage, ChangesOptions } from "./change-log.js";
 export type { HistoryEvent, VersionInfo } from "./events.js";
-export { type HistoryOptions, HistoryStore, RedactedVersionError } from "./history-store.js";
-export { HISTORY_NAME } from "./layout.js";
+export { type HistoryOptions, HistoryStore } from "./history-store.js";
+export { HISTORY_MARKER, HISTORY_NAME } from "./layout.js";
+export type { RollbackOptions, RollbackResult } from "./rollback.js";
+export { RedactedVersionError } from "./versions.js";

@@ -8,6 +8,12 @@ import type { ChangeContext } from "@mem/core";
 /** The reserved name of the history directory when history lives in the store it records. */
 export const HISTORY_NAME = ".mem-history";
 
+/**
+ * The name of the file, directly below the history's base, that marks a store as a history store from
+ * the moment history was turned on (`@mem/open` writes it), before any version exists: JSON `{ "since": ms }`.
+ */
+export const HISTORY_MARKER = "enabled";
+
 /** The name of the file that records which path a history directory belongs to. */
 export const PATH_FILE = "path";
 
@@ -28,8 +34,14 @@ export const historyDir = (base: string, path: string): string =>
 const ID = /^([0-9a-z]{9})-([0-9a-z]{4})-([0-9a-f]{8})(?:\.([a-z_]{1,16}|-)(?:\.([A-Za-z0-9_-]{1,172}))?)?$/;
 let sequence = 0;
 
+/**
+ * The change a version is kept for: a tool command, or `restore` and `rollback` for `HistoryStore`'s own
+ * writes, and who asked.
+ */
+export type VersionContext = { readonly command?: string | undefined; readonly actor?: string | undefined };
+
 /** A new version id for the time `now` (milliseconds since the epoch), naming the change that kept it. */
-export const newVersionId = (now: number, context?: ChangeContext): string => {
+export const newVersionId = (now: number, context?: ChangeContext | VersionContext): string => {
   sequence = (sequence + 1) % 36 ** 4;
   const id = `${Math.floor(now).toString(36).padStart(9, "0")}-${sequence.toString(36).padStart(4, "0")}-${randomBytes(4).toString("hex")}`;
   const actor =

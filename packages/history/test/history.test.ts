@@ -160,8 +160,11 @@ describe("HistoryStore", () => {
     ]);
     await store.prune();
     const kept = await inner.list(`/memories/${HISTORY_NAME}`, 2);
-    // 3 versions, the path file and the running total of the versions' bytes ("19", "18", "17")
-    expect(kept?.entries.filter((e) => e.kind === "file")).toHaveLength(3 + 2);
+    // 3 versions, the path file and the running total of the versions' bytes ("19", "18", "17"); and the
+    // change log's 21 records, bounded by age alone
+    const log = `/memories/${HISTORY_NAME}/log/`;
+    expect(kept?.entries.filter((e) => e.kind === "file" && !e.path.startsWith(log))).toHaveLength(3 + 2);
+    expect(kept?.entries.filter((e) => e.path.startsWith(log))).toHaveLength(21);
     expect(await content(inner, `/memories/${HISTORY_NAME}/bytes`)).toBe("6");
 
     time.advance(2 * 3600_000);
@@ -213,8 +216,12 @@ describe("HistoryStore", () => {
     expect(await inner.stat(`/memories/${HISTORY_NAME}`)).toBeNull();
     const [v] = await store.versions("/memories/a");
     expect(text(await store.readVersion("/memories/a", v!.id))).toBe("1");
-    // The path's directory and the running total.
-    expect((await side.list("/memories", 1))?.entries).toHaveLength(2);
+    // The path's directory, the running total and the change log.
+    expect((await side.list("/memories", 1))?.entries.map((e) => e.path.slice(10)).sort()).toEqual([
+      expect.stringMatching(/^[0-9a-f]{40}$/),
+      "bytes",
+      "log",
+    ]);
   });
 
   it("refuses unknown version ids and bad options", async () => {
@@ -360,9 +367,11 @@ describe("HistoryStore change feed and store extras", () => {
     const store = new HistoryStore(inner);
     await run(store, { command: "create", path: "/memories/a", file_text: "12345" });
     await run(store, { command: "str_replace", path: "/memories/a", old_str: "5", new_str: "56" });
-    // The file, its version, the version's path file and the running total ("5").
-    const historyBytes = 5 + "/memories/a".length + 1;
-    expect(await inner.usage()).toEqual({ files: 4, bytes: 6 + historyBytes });
+    // The file, its version, the version's path file, the running total ("5") and the change log's 2 records.
+    const log = await inner.list(`/memories/${HISTORY_NAME}/log`, 1);
+    expect(log?.entries).toHaveLength(2);
+    const historyBytes = 5 + "/memories/a".length + 1 + log!.size;
+    expect(await inner.usage()).toEqual({ files: 6, bytes: 6 + historyBytes });
     expect(await store.usage!()).toEqual({ files: 1, bytes: 6, historyBytes });
     const plain = new InMemoryStore();
     const bare = new HistoryStore({

@@ -1,6 +1,6 @@
 /** Opens the store a URL names. */
-import { type MemoryStore, ROOT } from "@mem/core";
-import { HISTORY_NAME, HistoryStore } from "@mem/history";
+import { isStoreError, type MemoryStore, ROOT } from "@mem/core";
+import { HISTORY_MARKER, HISTORY_NAME, HistoryStore } from "@mem/history";
 import { importAdapter } from "./adapter.js";
 import { expiryOption, type OpenContext } from "./backend.js";
 import { NoStoreError, StoreSetupError } from "./errors.js";
@@ -28,7 +28,12 @@ export interface OpenStoreOptions {
    * (`NoStoreError`) and is refused when it holds plain files. Default `false`.
    */
   readOnly?: boolean;
-  /** Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. */
+  /**
+   * Keep earlier versions of every file (`HistoryStore`), as `?history` does. Default `false`. Unless
+   * `create` is `false`, this makes the store a history store from now on: a marker is written in it
+   * (the unscoped store, for a `?tenant=` URL), and every later `openStore` of it, for any tenant, keeps
+   * versions too.
+   */
   history?: boolean;
   /** Call the store's `check()` before returning it, so that a store that cannot work fails now. */
   check?: boolean;
@@ -51,8 +56,9 @@ const ENCRYPTED_DIR = `${ROOT}/.mem-encrypted`;
  * Opens the store a URL names (see `parseStoreUrl` for the forms). `encrypted+` wraps the store in
  * `EncryptedStore` with the key from `MEMORY_KEY`; `?tenant=ID` returns `store.scope(ID)`, whose `close()`
  * also closes the store it came from. A store that already holds earlier versions (a `.mem-history`
- * folder), or any store opened with `?history` or `{ history: true }`, is wrapped in `HistoryStore`, so
- * every change through it keeps a version; a store holding encrypted files opened without `encrypted+`
+ * folder, in the tenant or in the store the tenant belongs to), or any store opened with `?history` or
+ * `{ history: true }`, is wrapped in `HistoryStore`, so every change through it keeps a version; opening
+ * with history marks the store, so it stays a history store for every later opener and tenant; a store holding encrypted files opened without `encrypted+`
  * is refused rather than served as ciphertext. Throws `StoreUrlError` for a bad URL, `NoStoreError` for
  * a missing store opened with `create: false`, and `StoreSetupError` when the store cannot be set up (no
  * key, adapter not installed, no scopes); no message holds secrets. Adapters are imported only when a
@@ -98,13 +104,18 @@ export const openStore = async (
     // The wrapper needs the inner store's expiry to keep its own bookkeeping files from expiring.
     store = new EncryptedStore(store, { ...keys, ...expiryOption(context), readOnly });
   }
+  const whole = store;
   if (spec.tenant !== undefined) {
     store = await scopeTo(store, spec.tenant, describeStore({ ...spec, tenant: undefined }));
   }
   try {
     const history = options.history === true || spec.history === true;
-    if (options.bookkeeping === "unwrapped") await withBookkeeping(store, spec, false, false);
-    else if (options.bookkeeping !== false || history) store = await withBookkeeping(store, spec, history);
+    if (options.bookkeeping === "unwrapped")
+      await withBookkeeping(store, undefined, spec, false, false, false);
+    else if (options.bookkeeping !== false || history) {
+      const enable = history && context.create !== false;
+      store = await withBookkeeping(store, whole === store ? undefined : whole, spec, history, enable);
+    }
     if (options.check) await store.check?.();
   } catch (error) {
     await store.close?.().catch(() => undefined);
@@ -114,18 +125,22 @@ export const openStore = async (
 };
 
 /**
- * The wrappers whose bookkeeping `store` holds, found with one `stat` of each reserved folder (both at
- * once): `HistoryStore` around a store with versions (or when `history` is asked for), and a refusal of
- * encrypted files opened without their key.
+ * The wrappers whose bookkeeping `store` holds, found with one `stat` of each reserved folder (all at
+ * once): `HistoryStore` around a store with versions or history's marker, in itself or in `whole` (the
+ * store a tenant's `store` belongs to), or when `history` is asked for; and a refusal of encrypted files
+ * opened without their key. `enable`: history's marker is written in the whole store, once.
  */
 const withBookkeeping = async (
   store: MemoryStore,
+  whole: MemoryStore | undefined,
   spec: StoreSpec,
   history: boolean,
+  enable: boolean,
   wrap = true,
 ): Promise<MemoryStore> => {
-  const [versions, encrypted] = await Promise.all([
+  const [versions, marked, encrypted] = await Promise.all([
     history || !wrap ? null : store.stat(HISTORY_DIR),
+    history || !wrap || !whole ? null : whole.stat(HISTORY_DIR),
     spec.encrypted ? null : store.stat(ENCRYPTED_DIR),
   ]);
   if (encrypted) {
@@ -133,7 +148,9 @@ const withBookkeeping = async (
       `${describeStore(spec)} holds encrypted memory: open it with an encrypted+ URL and its key in ${KEY_VARIABLE}.`,
     );
   }
-  if (!wrap || (!history && versions?.kind !== "directory")) return store;
+  if (!wrap) return store;
+  if (enable) await markHistory(whole ?? store);
+  if (!history && versions?.kind !== "directory" && marked?.kind !== "directory") return store;
   return new HistoryStore(store);
 };
 
@@ -158,6 +175,21 @@ const holdsAnything = async (store: MemoryStore): Promise<boolean> => {
     if ((await store.files()).length > 0) return true;
   } else if (((await store.list(ROOT, 1))?.entries.length ?? 0) > 0) return true;
   return store.tenants ? (await store.tenants({ limit: 1 })).tenants.length > 0 : false;
+};
+
+/**
+ * Writes history's marker in `store` (when it is not there yet): from now on every opener of the store,
+ * for every tenant, wraps it in `HistoryStore`, and none misses the first edit.
+ */
+const markHistory = async (store: MemoryStore): Promise<void> => {
+  const at = `${HISTORY_DIR}/${HISTORY_MARKER}`;
+  if (await store.stat(at)) return;
+  const record = new TextEncoder().encode(JSON.stringify({ since: Date.now() }));
+  try {
+    await store.write(at, record, { ifAbsent: true });
+  } catch (error) {
+    if (!isStoreError(error, "ALREADY_EXISTS")) throw error;
+  }
 };
 
 /**

@@ -137,9 +137,62 @@ describe("openStore and the bookkeeping a store holds", () => {
     expect(again).toBeInstanceOf(HistoryStore);
     expect(await (again as HistoryStore).versions("/memories/a.md")).toHaveLength(1);
     await again.close?.();
+    // History is the store's from the moment it was turned on: another tenant keeps versions too.
     const other = await openStore(`encrypted+fs:${dir}?tenant=eve`, { env });
-    expect(other).not.toBeInstanceOf(HistoryStore);
+    expect(other).toBeInstanceOf(HistoryStore);
+    expect(await (other as HistoryStore).versions("/memories/a.md")).toEqual([]);
     await other.close?.();
+  });
+
+  it("makes a store a history store when history is turned on, before any version: every tenant, every opener", async () => {
+    const cwd = tempDir();
+    const url = "sqlite:./team.db";
+    const first = await openStore(`${url}?tenant=alice&history`, { cwd, env: {} });
+    await executeCommand(first, create);
+    await first.close?.();
+    for (const text of ["two", "3"]) {
+      const later = await openStore(`${url}?tenant=alice`, { cwd, env: {} });
+      expect(later).toBeInstanceOf(HistoryStore);
+      const from = text === "two" ? "one" : "two";
+      const result = await executeCommand(later, { ...edit, old_str: from, new_str: text });
+      expect(result.isError).toBe(false);
+      await later.close?.();
+    }
+    const alice = await openStore(`${url}?tenant=alice`, { cwd, env: {} });
+    const kept = await (alice as HistoryStore).versions("/memories/a.md");
+    expect(kept.map((v) => v.size)).toEqual([4, 4]);
+    await alice.close?.();
+    // Another tenant, and the store itself, opened without ?history: history from their first edit.
+    for (const other of [`${url}?tenant=bob`, url]) {
+      const store = await openStore(other, { cwd, env: {} });
+      expect(store).toBeInstanceOf(HistoryStore);
+      await executeCommand(store, create);
+      await executeCommand(store, edit);
+      expect(await (store as HistoryStore).versions("/memories/a.md")).toHaveLength(1);
+      await store.close?.();
+    }
+    // The marker is bookkeeping: no tenant, no file the model sees.
+    const root = await openStore(url, { cwd, env: {} });
+    const page = await root.tenants?.();
+    expect(page?.tenants.map((t) => t.id)).toEqual(["alice", "bob"]);
+    const view = await executeCommand(root, { command: "view", path: "/memories" });
+    expect(view.content).not.toContain("mem-history");
+    await root.close?.();
+  });
+
+  it("marks the whole fs store, and a read-only open with history writes nothing", async () => {
+    const dir = tempDir();
+    const reader = await openStore(`fs:${dir}?history`, { env: {}, create: false }).catch(() => null);
+    await reader?.close?.();
+    const plain = await openStore(`fs:${dir}?tenant=carol`, { env: {} });
+    expect(plain).not.toBeInstanceOf(HistoryStore);
+    await plain.close?.();
+    const on = await openStore(`fs:${dir}?tenant=carol&history`, { env: {} });
+    await on.close?.();
+    expect(existsSync(join(dir, ".mem-history", "enabled"))).toBe(true);
+    const later = await openStore(`fs:${dir}?tenant=dave`, { env: {} });
+    expect(later).toBeInstanceOf(HistoryStore);
+    await later.close?.();
   });
 
   it("refuses a store holding encrypted files opened without encrypted+, rather than serve ciphertext", async () => {

@@ -21,13 +21,18 @@ export interface ConnectionSettings {
  */
 const SQLITE_BUSY_MS = 5;
 
-/** Sets up a connection: WAL, full fsync at every commit, the busy timeout, and the schema. */
+/**
+ * Sets up a connection: WAL, full fsync at every commit, `secure_delete` (every byte a change frees is
+ * zeroed, so no earlier content outlives its row: a purge then leaves nothing of the tenant in the file),
+ * the busy timeout, and the schema.
+ */
 export const prepareConnection = (db: Database.Database, settings: ConnectionSettings): Engine => {
   // Setting up waits the whole timeout: converting a new file to WAL and creating the schema take locks
   // that every connection opening the file at the same moment asks for.
   db.pragma(`busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
+  db.pragma("secure_delete = ON");
   migrate(db);
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
   return new Engine(db);

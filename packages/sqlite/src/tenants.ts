@@ -57,9 +57,10 @@ export function listTenants(sql: Sql, key: string, after: string | undefined, li
 }
 
 /**
- * Deletes every row of the tenant `key` and of its nested tenants, with `secure_delete` on so the freed
- * pages are overwritten with zeros (see the README's Erasure for the write-ahead log). Runs inside the
- * request's transaction: all or nothing.
+ * Deletes every row of the tenant `key` and of its nested tenants; the connection's `secure_delete`
+ * (on since it was prepared, for every write, so earlier contents freed by edits are gone too) zeroes
+ * what they held (see the README's Erasure for the write-ahead log). Runs inside the request's
+ * transaction: all or nothing.
  */
 export function purgeTenant(db: Database.Database, sql: Sql, key: string, dryRun: boolean): PurgeResult {
   const rows = "(tenant = ? OR (tenant >= ? AND tenant < ?))";
@@ -68,12 +69,8 @@ export function purgeTenant(db: Database.Database, sql: Sql, key: string, dryRun
     `SELECT count(*) AS files, coalesce(sum(size), 0) AS bytes FROM mem_files WHERE kind = 'f' AND ${rows}`,
   ).get(...args) as { files: number; bytes: number };
   if (dryRun) return { files: counted.files, bytes: counted.bytes };
-  const before = db.pragma("secure_delete", { simple: true }) as number;
+  // Again here, in case the application turned it off on a database it gave the store.
   db.pragma("secure_delete = ON");
-  try {
-    sql(`DELETE FROM mem_files WHERE ${rows}`).run(...args);
-  } finally {
-    db.pragma(`secure_delete = ${before ? "ON" : "OFF"}`);
-  }
+  sql(`DELETE FROM mem_files WHERE ${rows}`).run(...args);
   return { files: counted.files, bytes: counted.bytes };
 }

@@ -1,5 +1,5 @@
 /** Pieces every command module uses. */
-import { type MemoryStore, validatePath } from "@mem/core";
+import { checkActor, type MemoryStore, validatePath } from "@mem/core";
 import { type Command, InvalidArgumentError } from "commander";
 import { CommandError, type Context } from "../context.js";
 
@@ -42,6 +42,15 @@ export const ACTOR_OPTION = [
   "--actor <name>",
   "who makes the changes, recorded with each one (e.g. an agent's name)",
 ] as const;
+/** Checks an actor name given as `option` (exit code 2 when it is not a short printable name). */
+export const actorOption = (actor: string | undefined, option: string): void => {
+  try {
+    checkActor(actor, option);
+  } catch (error) {
+    throw new CommandError((error as Error).message, 2);
+  }
+};
+
 export const URL_ARGUMENT = ["<url>", "store URL, e.g. fs:./memory-demo (see mem --help)"] as const;
 
 /** A memory path from the command line, checked by core's validator (exit code 2 when invalid). */

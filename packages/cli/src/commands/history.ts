@@ -7,6 +7,8 @@ import { HistoryStore } from "@mem/history";
 import { CommandError } from "../context.js";
 import { hasVersions, isRedacted, type Versioned } from "../versioned.js";
 import {
+  ACTOR_OPTION,
+  actorOption,
   type CommandModule,
   EXISTING,
   examples,
@@ -18,6 +20,10 @@ import {
 
 /** The versions of the store: its own, or those of a `HistoryStore` over a store that keeps none yet. */
 const keptOf = (store: MemoryStore): Versioned => (hasVersions(store) ? store : new HistoryStore(store));
+
+/** The change log of the store: the `HistoryStore` opening put around it, or one over a store that has none yet. */
+export const historyOf = (store: MemoryStore): HistoryStore =>
+  store instanceof HistoryStore ? store : new HistoryStore(store);
 
 export const history: CommandModule = (program, ctx) => {
   program
@@ -99,9 +105,11 @@ export const restore: CommandModule = (program, ctx) => {
     .argument(...URL_ARGUMENT)
     .argument("<path>", "memory path of the file")
     .argument("<version>", "a version id from mem history")
+    .option(...ACTOR_OPTION)
     .option(...JSON_OPTION)
     .addHelpText("after", examples("mem restore fs:./memory /memories/notes.md 0mwu0gsys-0003-cc13b23f"))
-    .action(async (url: string, raw: string, id: string, options: { json?: boolean }) => {
+    .action(async (url: string, raw: string, id: string, options: { json?: boolean; actor?: string }) => {
+      actorOption(options.actor, "--actor");
       await ctx.withStore(
         url,
         async (store) => {
@@ -116,7 +124,8 @@ export const restore: CommandModule = (program, ctx) => {
           if (data === null) {
             throw new CommandError(`${path} has no version ${JSON.stringify(id)}; see mem history.`);
           }
-          const { replacedVersionId } = await kept.restore(path, id);
+          const by = options.actor === undefined ? {} : { actor: options.actor };
+          const { replacedVersionId } = await kept.restore(path, id, by);
           if (options.json)
             ctx.printJson({ path, restored: id, replacedVersionId: replacedVersionId ?? null });
           else

@@ -9,6 +9,7 @@ import { du } from "./du.js";
 import { exportCommand } from "./export.js";
 import { history, restore } from "./history.js";
 import { importCommand } from "./import.js";
+import { log, rollback } from "./log.js";
 import { mcp } from "./mcp.js";
 import { purge } from "./purge.js";
 import { putCommand } from "./put.js";
@@ -38,6 +39,8 @@ export const COMMANDS: readonly CommandModule[] = [
   rotate,
   history,
   restore,
+  log,
+  rollback,
   mcp,
   serve,
 ];

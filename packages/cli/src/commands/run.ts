@@ -1,8 +1,9 @@
 /** `mem run URL JSON`: runs any memory tool input and prints the result. */
-import { checkActor, executeCommand } from "@mem/core";
+import { executeCommand } from "@mem/core";
 import { CommandError } from "../context.js";
 import {
   ACTOR_OPTION,
+  actorOption,
   type CommandModule,
   examples,
   HISTORY_OPTION,
@@ -29,11 +30,7 @@ export const run: CommandModule = (program, ctx) => {
     )
     .action(
       async (url: string, text: string, options: { json?: boolean; history?: boolean; actor?: string }) => {
-        try {
-          checkActor(options.actor, "--actor");
-        } catch (error) {
-          throw new CommandError((error as Error).message, 2);
-        }
+        actorOption(options.actor, "--actor");
         let input: unknown;
         try {
           input = JSON.parse(text);

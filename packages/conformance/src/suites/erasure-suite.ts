@@ -22,6 +22,8 @@ export interface ErasureHarness<S extends MemoryStore> extends Harness<S> {
   withErasureStore(clock: FakeClock, body: (store: S) => Promise<void>): Promise<void>;
 }
 
+const ERASING = "Error: This memory is being erased; nothing was changed.";
+
 const scopeOf = (store: MemoryStore, tenant: string): MemoryStore => {
   if (!store.scope) throw new Error("the store has no scope()");
   return store.scope(tenant);
@@ -190,6 +192,70 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
         await expect(store.tenants({ after: "../x" })).rejects.toThrow(TypeError);
         // A scope's tenants are its nested ones only.
         expect((await scopeOf(store, "a").tenants?.())?.tenants.map((t) => t.id)).toEqual(["nested"]);
+      }),
+      harness.timeout,
+    );
+
+    it(
+      "purge while 12 writers edit the tenant: each write lands before (and goes) or is refused; nothing of it is left",
+      withStore(async (store) => {
+        const racer = `eraserace${run}`;
+        const marker = (i: number) => `mkraceQ${run}Z${i}`;
+        const writers = 12;
+        for (let i = 0; i < writers; i++) {
+          await must(scopeOf(store, racer), {
+            command: "create",
+            path: `/memories/w${i}.md`,
+            file_text: `${marker(i)} 0\n`,
+          });
+        }
+        let purged = false;
+        let edited = 0;
+        const unexpected: string[] = [];
+        const writer = async (i: number) => {
+          // Each writer its own scope object, as agents in separate requests have.
+          const scoped = scopeOf(store, racer);
+          for (let n = 0; !purged; ) {
+            const result = await executeCommand(scoped, {
+              command: "str_replace",
+              path: `/memories/w${i}.md`,
+              old_str: ` ${n}\n`,
+              new_str: ` ${n + 1}\n`,
+            });
+            if (!result.isError) {
+              edited += 1;
+              n += 1;
+            } else if (
+              result.content !== ERASING &&
+              result.content !==
+                `Error: The path /memories/w${i}.md does not exist. Please provide a valid path.`
+            ) {
+              unexpected.push(result.content);
+            }
+            // A writer waits for its model between calls: the event loop (and the purge) runs meanwhile.
+            await new Promise((resolve) => setTimeout(resolve, 0));
+          }
+        };
+        const running = Array.from({ length: writers }, (_, i) => writer(i));
+        while (edited < writers * 2 && unexpected.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        const removed = await (scopeOf(store, racer).purge?.() ?? Promise.reject(new Error("no purge")));
+        purged = true;
+        await Promise.all(running);
+        expect(unexpected).toEqual([]);
+        expect(removed.files).toBe(writers);
+        // No text written before or during the purge is left, and the tenant is not listed again. (A read
+        // racing the purge may leave the tenant's empty namespace behind on some media: it holds nothing.)
+        const needles = Array.from({ length: writers }, (_, i) => marker(i));
+        expect(mentions(await harness.dump(store), needles).map((r) => r.key)).toEqual([]);
+        const listed = (await store.tenants?.({ limit: 1000 }))?.tenants ?? [];
+        // Stores that count a tenant's files must not count any for it; S3's tenants() gives ids only.
+        expect(listed.filter((t) => t.id === racer && t.files !== undefined && t.files > 0)).toEqual([]);
+        // The purge is over: the tenant is empty and writable again.
+        const after = scopeOf(store, racer);
+        expect((await after.list("/memories", 2))?.entries).toEqual([]);
+        await must(after, { command: "create", path: "/memories/w0.md", file_text: "new\n" });
       }),
       harness.timeout,
     );
