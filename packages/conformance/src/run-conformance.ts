@@ -10,6 +10,7 @@ import type { Harness } from "./suites/harness.js";
 import { hostileSuite } from "./suites/hostile-suite.js";
 import { quotaSuite } from "./suites/quota-suite.js";
 import { reservedSuite } from "./suites/reserved-suite.js";
+import { searchSuite } from "./suites/search-suite.js";
 import { tenantSuite } from "./suites/tenant-suite.js";
 
 export interface ConformanceOptions {
@@ -107,6 +108,7 @@ const SUITES = {
   erasure: <S extends MemoryStore>(s: Setup<S>) => {
     if (s.erasure) erasureSuite(s.erasure);
   },
+  search: <S extends MemoryStore>(s: Setup<S>) => searchSuite(s.harness, s.target.tenants === true),
 } satisfies Record<string, Suite>;
 
 /** The name of one suite of the conformance: what `skip` lists and `conformanceSuites` is keyed by. */
@@ -120,7 +122,7 @@ const RUNNER_FUNCTIONS = ["describe", "it", "expect"] as const;
  * Registers the conformance suite for a {@link MemoryStore}: every golden transcript of SPEC.md
  * (`golden`), reserved names (`reserved`), storage failures (`failure`), cross-instance concurrency
  * (`concurrency`), hostile input (`hostile`) and quotas (`quota`); with `tenants`, tenant isolation
- * (`tenants`); with `createExpiring`, expiry (`expiry`); with `erasure`, tenants() and purge() down to the raw medium (`erasure`). `skip` turns suites off by name. Registers with
+ * (`tenants`); with `createExpiring`, expiry (`expiry`); with `erasure`, tenants() and purge() down to the raw medium (`erasure`); `memory_search` (`search`). `skip` turns suites off by name. Registers with
  * vitest unless the target passes its runner's `describe`, `it` and `expect`. Call it at the top level
  * of a test file.
  *
