@@ -152,6 +152,9 @@ export const msg = {
   searchEmptyQuery: () => "Error: Parameter `query` must not be empty",
   searchLongQuery: () => "Error: Parameter `query` must be at most 1000 characters",
   searchBadRegex: (q: string, reason: string) => `Error: Invalid regular expression ${q}: ${reason}`,
+  /** A tool protocol (MCP) offering both tools was asked for another. */
+  unknownToolWithSearch: (name: string) =>
+    `Error: Unknown tool \`${name}\`. The tools here are \`memory\` and \`memory_search\``,
 } as const;
 
 // Tool protocols other than the Messages API (MCP, function calling): the tool described for a model
