@@ -5,3 +5,4 @@ export {
   type ToolResultOutput,
   toModelOutput,
 } from "./memory-tool.js";
+export { type MemorySearchTool, memorySearchTool } from "./search-tool.js";
