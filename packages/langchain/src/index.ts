@@ -6,4 +6,5 @@ export {
   memoryTool,
   memoryToolNode,
 } from "./memory-tool.js";
+export { type MemorySearchTool, memorySearchTool } from "./search-tool.js";
 export { markToolErrors, toToolMessage } from "./tool-message.js";
