@@ -7,98 +7,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ExecuteOptions, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
+import { InMemoryStore, type MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { defaultConfig, quickConfig } from "./config.js";
 import { EXECUTE_OPTIONS } from "./ours.js";
-import type { Backend, ToolInput } from "./subject.js";
+import { median, pairedBackend, type Totals, weightedMs } from "./paired.js";
 import { agentMix } from "./workloads.js";
 
 const quick = process.argv.includes("--quick");
 const config = quick ? quickConfig : defaultConfig;
 const rounds = 3;
-const decoder = new TextDecoder();
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
-
-/** The time of each timed command in each mode, by command name. */
-interface Totals {
-  on: Map<string, number[]>;
-  off: Map<string, number[]>;
-}
-
-const push = (map: Map<string, number[]>, key: string, value: number) => {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
-};
-
-/**
- * Mean time per command of the mix in one mode, from the median time of each command kind weighted by
- * how often it ran: a preempted command (the machine may be busy) moves a median far less than a sum.
- */
-const weightedMs = (times: Map<string, number[]>): number => {
-  let total = 0;
-  let count = 0;
-  for (const list of times.values()) {
-    total += median(list) * list.length;
-    count += list.length;
-  }
-  return total / count;
-};
-
-/**
- * Every tool runs each command twice, on a store with the guard on and on an identical one with it off,
- * in alternating order, timing each side: load on the machine hits both sides alike.
- */
-const pairedBackend = (make: () => MemoryStore, totals: Totals): Backend => {
-  const stores: MemoryStore[] = [];
-  const on: ExecuteOptions = EXECUTE_OPTIONS;
-  const off: ExecuteOptions = { ...EXECUTE_OPTIONS, sensitive: false };
-  let flip = false;
-  let inFlight = 0;
-  return {
-    async open() {
-      const guarded = make();
-      const plain = make();
-      stores.push(guarded, plain);
-      const timed = async (store: MemoryStore, input: ToolInput, options: ExecuteOptions) => {
-        const started = performance.now();
-        const result = await executeCommand(store, input, options);
-        return { result, ms: performance.now() - started };
-      };
-      return {
-        async exec(input) {
-          flip = !flip;
-          const guardedFirst = flip;
-          // Seeding runs commands concurrently; only the one-at-a-time part of the mix is timed.
-          const alone = ++inFlight === 1;
-          const first = guardedFirst ? await timed(guarded, input, on) : await timed(plain, input, off);
-          const second = guardedFirst ? await timed(plain, input, off) : await timed(guarded, input, on);
-          const [a, b] = guardedFirst ? [first, second] : [second, first];
-          if (alone && inFlight === 1) {
-            push(totals.on, String(input["command"]), a.ms);
-            push(totals.off, String(input["command"]), b.ms);
-          }
-          inFlight--;
-          if (a.result.content !== b.result.content)
-            throw new Error(`the guard changed a result: ${a.result.content}`);
-          return a.result;
-        },
-        readText: async (path) => {
-          const file = await guarded.read(path);
-          return file ? decoder.decode(file.data) : null;
-        },
-      };
-    },
-    async close() {
-      await Promise.all(stores.map((s) => s.close?.()));
-    },
-  };
-};
 
 const tmp = mkdtempSync(join(tmpdir(), "mem-bench-guard-"));
 const subjects: { name: string; make: () => MemoryStore }[] = [
@@ -117,13 +35,15 @@ try {
   for (const subject of subjects) {
     const rates: { on: number[]; off: number[] } = { on: [], off: [] };
     for (let round = 0; round < rounds; round++) {
-      const totals: Totals = { on: new Map(), off: new Map() };
-      const backend = pairedBackend(subject.make, totals);
+      const totals: Totals = { a: new Map(), b: new Map() };
+      const on = { make: subject.make, options: EXECUTE_OPTIONS };
+      const off = { make: subject.make, options: { ...EXECUTE_OPTIONS, sensitive: false as const } };
+      const backend = pairedBackend(on, off, totals, "the guard");
       const result = await agentMix(backend, config);
       await backend.close();
       if (result.errors > 0 && result.firstError?.includes("Refused")) throw new Error(result.firstError);
-      rates.on.push(1000 / weightedMs(totals.on));
-      rates.off.push(1000 / weightedMs(totals.off));
+      rates.on.push(1000 / weightedMs(totals.a));
+      rates.off.push(1000 / weightedMs(totals.b));
     }
     const on = median(rates.on);
     const off = median(rates.off);
