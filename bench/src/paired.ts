@@ -61,11 +61,16 @@ export const pairedBackend = (a: Side, b: Side, totals: Totals, what: string): B
       return {
         async exec(input) {
           flip = !flip;
+          const aFirst = flip;
           // Seeding runs commands concurrently; only the one-at-a-time part of the mix is timed.
           const alone = ++inFlight === 1;
-          const first = flip ? await timed(storeA, input, a.options) : await timed(storeB, input, b.options);
-          const second = flip ? await timed(storeB, input, b.options) : await timed(storeA, input, a.options);
-          const [onA, onB] = flip ? [first, second] : [second, first];
+          const first = aFirst
+            ? await timed(storeA, input, a.options)
+            : await timed(storeB, input, b.options);
+          const second = aFirst
+            ? await timed(storeB, input, b.options)
+            : await timed(storeA, input, a.options);
+          const [onA, onB] = aFirst ? [first, second] : [second, first];
           if (alone && inFlight === 1) {
             push(totals.a, String(input["command"]), onA.ms);
             push(totals.b, String(input["command"]), onB.ms);

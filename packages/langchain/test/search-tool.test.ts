@@ -5,7 +5,7 @@
 import { ChatAnthropic } from "@langchain/anthropic";
 import { type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { executeCommand, executeSearch, InMemoryStore } from "@mem/core";
-import { lastToolResults, startScriptedApi } from "@mem/testkit";
+import { SEARCH_FINAL_TEXT, scriptedSearchModel, sentToolResults, startScriptedApi } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { markToolErrors, memorySearchTool, memoryTool } from "../src/index.js";
 
@@ -15,15 +15,7 @@ describe("memorySearchTool", () => {
   it("is bound beside the memory tool and answers tool calls with SPEC §9's text", async () => {
     const store = new InMemoryStore();
     await executeCommand(store, { command: "create", path: "/memories/likes.md", file_text: "green tea\n" });
-    let turn = 0;
-    const api = await startScriptedApi({
-      model: () => {
-        const input = QUERIES[turn++];
-        return input
-          ? [{ type: "tool_use", name: "memory_search", input }]
-          : [{ type: "text", text: "You like green tea." }];
-      },
-    });
+    const api = await startScriptedApi({ model: scriptedSearchModel(QUERIES) });
     try {
       const search = memorySearchTool(store);
       const model = new ChatAnthropic({
@@ -44,26 +36,18 @@ describe("memorySearchTool", () => {
         }
         reply = await model.invoke(markToolErrors(messages));
       }
-      expect(reply.text).toBe("You like green tea.");
+      expect(reply.text).toBe(SEARCH_FINAL_TEXT);
       const tools = api.received[0]?.body["tools"] as {
         name: string;
         input_schema?: { required?: string[] };
       }[];
       expect(tools.map((t) => t.name)).toEqual(["memory", "memory_search"]);
       expect(tools[1]?.input_schema?.required).toEqual(["query"]);
-      for (const [i, input] of QUERIES.entries()) {
-        const expected = await executeSearch(store, input);
-        const [result] = lastToolResults(api.received[i + 1]?.body ?? {}) as {
-          content: unknown;
-          is_error?: boolean;
-        }[];
-        const text =
-          typeof result?.content === "string"
-            ? result.content
-            : (result?.content as { text: string }[])[0]?.text;
-        expect(text).toBe(expected.content);
-        expect(result?.is_error === true).toBe(expected.isError);
-      }
+      const expected = await Promise.all(QUERIES.map((input) => executeSearch(store, input)));
+      expect(sentToolResults(api.received, QUERIES.length)).toEqual(
+        expected.map(({ content, isError }) => ({ content, isError })),
+      );
+      expect(expected.map((result) => result.isError)).toEqual([false, true]);
       expect(await search.invoke({ query: "green" })).toBe(
         'Found 1 matching line(s) for "green" in /memories:\n/memories/likes.md:1: green tea',
       );
