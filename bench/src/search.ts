@@ -28,8 +28,8 @@ import { agentMix } from "./workloads.js";
 const quick = process.argv.includes("--quick");
 const config = quick ? quickConfig : defaultConfig;
 const FILES = quick ? 1_000 : 10_000;
-const LINES = 62;
-const RUNS = quick ? 3 : 5;
+const LINES = 75;
+const RUNS = 3;
 const MIX_ROUNDS = 3;
 const encoder = new TextEncoder();
 
@@ -39,7 +39,7 @@ const fileText = (i: number): string => {
   for (let k = 0; k < LINES; k++) {
     lines.push(`entry ${i}.${k}: notes on topic ${(i * 7 + k) % 97} with words alpha beta gamma delta`);
   }
-  if (i % 2_000 === 17) lines[LINES / 2] = `entry ${i}: the Zanzibar plan, kept for later`;
+  if (i % 2_000 === 17) lines[Math.floor(LINES / 2)] = `entry ${i}: the Zanzibar plan, kept for later`;
   return `${lines.join("\n")}\n`;
 };
 

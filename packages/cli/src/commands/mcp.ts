@@ -18,6 +18,7 @@ export const TOKEN_VARIABLE = "MEM_MCP_TOKEN";
 
 interface McpFlags {
   http?: boolean;
+  search?: boolean;
   host?: string;
   port?: number;
   token?: string;
@@ -119,6 +120,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .option("--token <token>", `bearer token every HTTP request must carry (or set ${TOKEN_VARIABLE})`)
     .option("--tenant-tokens <file>", "JSON file mapping bearer tokens to tenant ids: one memory per tenant")
     .option("--read-only", "allow only the view command")
+    .option("--search", "offer memory_search as a second tool (the matching lines of the files)")
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
     .option(
       "--max-files <n>",
@@ -150,6 +152,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .action(async (url: string, flags: McpFlags) => {
       const server: MemoryMcpServerOptions = {};
       if (flags.readOnly) server.readOnly = true;
+      if (flags.search) server.search = true;
       if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
       if (flags.maxFiles !== undefined) server.maxFiles = flags.maxFiles;
       if (flags.maxBytes !== undefined) server.maxTotalBytes = flags.maxBytes;
