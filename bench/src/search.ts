@@ -71,10 +71,10 @@ const seed = async (store: MemoryStore): Promise<number> => {
   return bytes;
 };
 
-const time = async (body: () => Promise<unknown>): Promise<number> => {
+const timed = async <T>(body: () => Promise<T>): Promise<{ value: T; ms: number }> => {
   const started = performance.now();
-  await body();
-  return performance.now() - started;
+  const value = await body();
+  return { value, ms: performance.now() - started };
 };
 
 const lines: string[] = [
@@ -94,12 +94,13 @@ const measure = async (name: string, store: MemoryStore): Promise<void> => {
     const fallback: number[] = [];
     let hits = 0;
     for (let run = 0; run < RUNS; run++) {
-      let a: unknown;
-      let b: unknown;
-      native.push(await time(async () => (a = await searchMemory(store, query))));
-      fallback.push(await time(async () => (b = await searchMemory(fallbackOf(store), query))));
-      if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${name}: the index changed the result`);
-      hits = (a as { hits: unknown[]; more: number }).hits.length + (a as { more: number }).more;
+      const a = await timed(() => searchMemory(store, query));
+      const b = await timed(() => searchMemory(fallbackOf(store), query));
+      native.push(a.ms);
+      fallback.push(b.ms);
+      if (JSON.stringify(a.value) !== JSON.stringify(b.value))
+        throw new Error(`${name}: the index changed the result`);
+      hits = a.value.hits.length + a.value.more;
     }
     const n = median(native);
     const f = median(fallback);
