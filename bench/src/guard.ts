@@ -33,7 +33,7 @@ const lines = [
 try {
   const rows = await pairedRates(
     subjects,
-    (make) => ({
+    ({ make }) => ({
       on: { store: make(), options: EXECUTE_OPTIONS },
       off: { store: make(), options: { ...EXECUTE_OPTIONS, sensitive: false } },
     }),

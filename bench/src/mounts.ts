@@ -34,7 +34,7 @@ const lines = [
 try {
   const rows = await pairedRates(
     subjects,
-    (make) => ({
+    ({ make }) => ({
       on: {
         store: mountStores({
           "/memories": { store: make() },

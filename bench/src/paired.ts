@@ -1,7 +1,7 @@
 /**
  * Paired runs of the agent mix: every command runs on two stores, one per mode (`on`: the feature measured,
  * `off`: without it), in alternating order, timing each side, so that load on the machine hits both alike.
- * The guard's and the mounts' benchmarks share it.
+ * The guard's, the mounts' and the search index's benchmarks share it.
  */
 import { type ExecuteOptions, executeCommand, type MemoryStore } from "@mem/core";
 import type { BenchConfig } from "./config.js";
@@ -47,13 +47,15 @@ export interface Side {
   options: ExecuteOptions;
 }
 
-const pairedBackend = (open: () => { on: Side; off: Side }, totals: Totals): Backend => {
+type Pair = { on: Side; off: Side };
+
+const pairedBackend = (open: () => Pair | Promise<Pair>, totals: Totals): Backend => {
   const stores: MemoryStore[] = [];
   let flip = false;
   let inFlight = 0;
   return {
     async open() {
-      const { on, off } = open();
+      const { on, off } = await open();
       stores.push(on.store, off.store);
       const timed = async (side: Side, input: ToolInput) => {
         const started = performance.now();
@@ -94,9 +96,9 @@ const pairedBackend = (open: () => { on: Side; off: Side }, totals: Totals): Bac
  * a results table (`| name | on | off | off ÷ on |`) printed and returned. `fatal` says which first
  * error of a run stops the benchmark (a mode that refused what the other accepted).
  */
-export async function pairedRates(
-  subjects: readonly { name: string; make: () => MemoryStore }[],
-  pair: (make: () => MemoryStore) => { on: Side; off: Side },
+export async function pairedRates<S extends { name: string }>(
+  subjects: readonly S[],
+  pair: (subject: S) => Pair | Promise<Pair>,
   run: { rounds: number; config: BenchConfig; fatal: (error: string) => boolean },
 ): Promise<string[]> {
   const rows: string[] = [];
@@ -104,7 +106,7 @@ export async function pairedRates(
     const rates: { on: number[]; off: number[] } = { on: [], off: [] };
     for (let round = 0; round < run.rounds; round++) {
       const totals: Totals = { on: new Map(), off: new Map() };
-      const backend = pairedBackend(() => pair(subject.make), totals);
+      const backend = pairedBackend(() => pair(subject), totals);
       const result = await agentMix(backend, run.config);
       await backend.close();
       if (result.errors > 0 && result.firstError && run.fatal(result.firstError)) {

@@ -38,6 +38,10 @@ const quote = (value: unknown, max = 40): string => {
 /** One line that says what a memory tool call does. */
 export const describeCall = (input: unknown, style: Style): string => {
   const args = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  // memory_search's input has a query and no command.
+  if (args["command"] === undefined && typeof args["query"] === "string") {
+    return `${style.bold(style.magenta("search"))} ${quote(args["query"])}${args["path"] ? ` in ${style.cyan(str(args["path"]))}` : ""}`;
+  }
   const command = style.bold(style.magenta(str(args["command"] ?? "?")));
   const path = style.cyan(str(args["path"] ?? ""));
   switch (args["command"]) {

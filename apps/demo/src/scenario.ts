@@ -69,8 +69,9 @@ const RATE_LIMIT_STATUS =
 const RATE_LIMIT_FINDING =
   "- HTTP 429 means the site rate-limits us: wait for Retry-After, keep ~1 request/s per host.\n";
 
-/** A memory tool call of the conversation with what it returned. */
+/** A memory tool (or memory_search) call of the conversation with what it returned. */
 interface Call {
+  name: string;
   input: Record<string, unknown>;
   result: string;
   isError: boolean;
@@ -82,6 +83,25 @@ const memory = (input: Record<string, unknown>): ScriptedBlock => ({
   name: "memory",
   input,
 });
+const search = (input: Record<string, unknown>): ScriptedBlock => ({
+  type: "tool_use",
+  name: "memory_search",
+  input,
+});
+
+/** The query the second session looks its notes up with. */
+export const SEARCH_QUERY = "fetch_page";
+
+/** The files of a memory_search result's hit lines (`{path}:{line}: {text}`), in order, once each. */
+export const hitFiles = (result: string): string[] => [
+  ...new Set(
+    result
+      .split("\n")
+      .slice(1)
+      .map((line) => /^(\/memories\/.*?):\d+: /.exec(line)?.[1])
+      .filter((path): path is string => path !== undefined),
+  ),
+];
 
 /** Claude's part, scripted: picks the session from the opening prompt and reacts to the tool results. */
 export const scriptedClaude: ScriptedModel = (conversation) => {
@@ -166,7 +186,8 @@ const continueSession = (calls: Call[]): ScriptedBlock[] => {
     return [text("Let me check my memory directory first."), memory({ command: "view", path: "/memories" })];
   }
   const notes = calls.find(
-    (c) => c.input["command"] === "view" && c.input["path"] !== "/memories" && !c.isError,
+    (c) =>
+      c.name === "memory" && c.input["command"] === "view" && c.input["path"] !== "/memories" && !c.isError,
   );
   if (last.input["command"] === "view" && last.input["path"] === "/memories") {
     const known = listedFiles(last.result);
@@ -178,8 +199,17 @@ const continueSession = (calls: Call[]): ScriptedBlock[] => {
       ];
     }
     return [
-      text("I have notes from an earlier session. Let me read them."),
-      memory({ command: "view", path: known[0] }),
+      text("I have notes from an earlier session. Let me find the ones about the scraper."),
+      search({ query: SEARCH_QUERY }),
+    ];
+  }
+  if (last.name === "memory_search") {
+    const found = last.isError ? undefined : hitFiles(last.result)[0];
+    const listing = calls.find((c) => c.input["command"] === "view" && c.input["path"] === "/memories");
+    const path = found ?? listedFiles(listing?.result ?? "")[0] ?? NOTES_PATH;
+    return [
+      text(found ? "These are my notes on fetch_page. Let me read them." : "Let me read the notes I have."),
+      memory({ command: "view", path }),
     ];
   }
   if (last === notes) {
@@ -249,10 +279,16 @@ const memoryCalls = (conversation: Conversation): Call[] => {
   for (const message of conversation.messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
     for (const block of message.content) {
-      if (block.type !== "tool_use" || !("name" in block) || block.name !== "memory") continue;
+      if (block.type !== "tool_use" || !("name" in block)) continue;
+      if (block.name !== "memory" && block.name !== "memory_search") continue;
       const result = results.get(block.id);
       if (!result) continue;
-      calls.push({ input: block.input, result: resultText(result), isError: result.is_error === true });
+      calls.push({
+        name: block.name,
+        input: block.input,
+        result: resultText(result),
+        isError: result.is_error === true,
+      });
     }
   }
   return calls;

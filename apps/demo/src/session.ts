@@ -6,6 +6,7 @@ import {
   MEMORY_SYSTEM_PROMPT,
   MEMORY_TIDINESS_NOTE,
   memoryTool,
+  searchTool,
 } from "@mem/core/anthropic";
 
 export interface ToolCall {
@@ -57,7 +58,7 @@ export const runSession = async (
     model: options.model,
     max_tokens: 4096,
     system: SYSTEM_PROMPT,
-    tools: [memoryTool(options.store)],
+    tools: [memoryTool(options.store), searchTool(options.store)],
     messages: [{ role: "user", content: options.prompt }],
     max_iterations: options.maxIterations ?? 16,
     stream: true,

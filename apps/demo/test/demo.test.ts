@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { executeCommand, InMemoryStore } from "@mem/core";
-import { contextManagement, MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "@mem/core/anthropic";
+import {
+  contextManagement,
+  MEMORY_SEARCH_TOOL_DEFINITION,
+  MEMORY_SYSTEM_PROMPT,
+  MEMORY_TIDINESS_NOTE,
+} from "@mem/core/anthropic";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DemoError, type DemoResult, runDemo } from "../src/demo.js";
 import { DEMO_TOKEN, NOTES_PATH } from "../src/scenario.js";
@@ -60,7 +65,10 @@ describe("the offline demo on a local directory", () => {
     expect(opening).toHaveLength(2);
     for (const request of opening) {
       expect(request.body["system"]).toBe(`${MEMORY_SYSTEM_PROMPT}\n\n${MEMORY_TIDINESS_NOTE}`);
-      expect(request.body["tools"]).toEqual([{ type: "memory_20250818", name: "memory" }]);
+      expect(request.body["tools"]).toEqual([
+        { type: "memory_20250818", name: "memory" },
+        { ...MEMORY_SEARCH_TOOL_DEFINITION },
+      ]);
       expect(request.body["context_management"]).toEqual(contextManagement().context_management);
       expect(request.body["stream"]).toBe(true);
       expect(String(request.headers["anthropic-beta"])).toContain("context-management-2025-06-27");
@@ -109,9 +117,14 @@ describe("the offline demo on a local directory", () => {
 
   it("has the second session view its memory first and continue from the first one's notes", () => {
     const second = run.result.sessions[1];
-    const [listing, notes, ...edits] = second?.toolCalls ?? [];
+    const [listing, found, notes, ...edits] = second?.toolCalls ?? [];
     expect(listing?.input).toEqual({ command: "view", path: "/memories" });
     expect(listing?.content.split("\n").at(-1)).toMatch(new RegExp(`^\\d+B\\t${NOTES_PATH}$`));
+    // One memory_search finds the notes by what they are about.
+    expect(found?.input).toEqual({ query: "fetch_page" });
+    expect(found?.content).toBe(
+      `Found 1 matching line(s) for "fetch_page" in /memories:\n${NOTES_PATH}:4: fetch_page(url, retries=3) crashes with requests.exceptions.Timeout.`,
+    );
     expect(notes?.input).toEqual({ command: "view", path: NOTES_PATH });
     expect(notes?.content).toContain("Fix proposed: timeout=(3.05, 30)");
     expect(edits.map((c) => (c.input as { command: string }).command)).toEqual(["str_replace", "insert"]);
@@ -167,7 +180,7 @@ describe("the demo's safety and options", () => {
   it("encrypts at rest with encrypted+fs and the key from MEMORY_KEY", async () => {
     const env = { MEMORY_KEY: Buffer.alloc(32, 42).toString("base64") };
     const { result } = await demo("encrypted+fs:./sealed", { env });
-    expect(result.sessions[1]?.toolCalls[1]?.content).toContain("Fix proposed:");
+    expect(result.sessions[1]?.toolCalls[2]?.content).toContain("Fix proposed:");
     const names = (await readdir(join(base, "sealed"), { recursive: true })).map(String);
     const stored = names.find((n) => n.startsWith("web_scraper"));
     expect(stored).toBeDefined();

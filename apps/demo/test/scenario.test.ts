@@ -1,4 +1,4 @@
-import { executeCommand, InMemoryStore } from "@mem/core";
+import { executeCommand, executeSearch, InMemoryStore } from "@mem/core";
 import type { Conversation, Message } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { listedFiles, numberedText, SESSIONS, scriptedClaude } from "../src/scenario.js";
@@ -9,7 +9,10 @@ const memoryWith = async (files: Record<string, string>) => {
   for (const [path, file_text] of Object.entries(files)) {
     await executeCommand(store, { command: "create", path, file_text });
   }
-  return async (path: string) => (await executeCommand(store, { command: "view", path })).content;
+  const view = async (path: string) => (await executeCommand(store, { command: "view", path })).content;
+  return Object.assign(view, {
+    search: async (query: string) => (await executeSearch(store, { query })).content,
+  });
 };
 
 /** A conversation of one session in which each memory call got the given result. */
@@ -19,7 +22,8 @@ const conversation = (
 ): Conversation => {
   const messages: Message[] = [{ role: "user", content: SESSIONS[session]?.prompt ?? "" }];
   calls.forEach(([input, result, isError], i) => {
-    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `t${i}`, name: "memory", input }] });
+    const name = "query" in input ? "memory_search" : "memory";
+    messages.push({ role: "assistant", content: [{ type: "tool_use", id: `t${i}`, name, input }] });
     messages.push({
       role: "user",
       content: [
@@ -53,13 +57,26 @@ describe("the scripted Claude", () => {
   it("reads whichever file its memory lists, and edits the status line it actually read", async () => {
     const view = await memoryWith({ "/memories/elsewhere/n.md": "## Status\nHalf done.\n" });
     const listing = await view("/memories");
-    const read = scriptedClaude(conversation(1, [[{ command: "view", path: "/memories" }, listing]]));
+    const lookup = scriptedClaude(conversation(1, [[{ command: "view", path: "/memories" }, listing]]));
+    expect(toolUses(lookup)).toEqual([
+      { type: "tool_use", name: "memory_search", input: { query: "fetch_page" } },
+    ]);
+    // Nothing about fetch_page: it reads the file its memory lists.
+    const searched = await view.search("fetch_page");
+    expect(searched).toBe('No matches for "fetch_page" in /memories.');
+    const read = scriptedClaude(
+      conversation(1, [
+        [{ command: "view", path: "/memories" }, listing],
+        [{ query: "fetch_page" }, searched],
+      ]),
+    );
     expect(toolUses(read)[0]).toMatchObject({ input: { command: "view", path: "/memories/elsewhere/n.md" } });
 
     const notes = await view("/memories/elsewhere/n.md");
     const edit = scriptedClaude(
       conversation(1, [
         [{ command: "view", path: "/memories" }, listing],
+        [{ query: "fetch_page" }, searched],
         [{ command: "view", path: "/memories/elsewhere/n.md" }, notes],
       ]),
     );

@@ -6,3 +6,4 @@ export {
   toModelOutput,
 } from "./memory-tool.js";
 export { type MemoryTools, type MemoryToolsOptions, memoryTools } from "./memory-tools.js";
+export { type MemorySearchTool, memorySearchTool } from "./search-tool.js";

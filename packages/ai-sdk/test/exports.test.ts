@@ -11,11 +11,13 @@ describe("public surface", { timeout: 120_000 }, () => {
   it("@mem/ai-sdk exports exactly the names its README documents", () => {
     const names = exportedNames(fileURLToPath(new URL("../src/index.ts", import.meta.url)));
     expect(names).toEqual([
+      "MemorySearchTool",
       "MemoryTool",
       "MemoryToolOptions",
       "MemoryTools",
       "MemoryToolsOptions",
       "ToolResultOutput",
+      "memorySearchTool",
       "memoryTool",
       "memoryTools",
       "toModelOutput",

@@ -170,6 +170,30 @@ describe("mem mcp over stdio", () => {
   );
 
   it(
+    "offers memory_search as a second tool with --search",
+    async () => {
+      const root = newRoot();
+      const store = new FsStore({ root });
+      await store.write("/memories/a.md", new TextEncoder().encode("Green tea\n"), { ifAbsent: true });
+      const client = await spawnMem(root, ["--search", "--read-only"]);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name)).toEqual(["memory", "memory_search"]);
+        const found = await client.callTool({ name: "memory_search", arguments: { query: "TEA" } });
+        expect(found.content).toEqual([
+          {
+            type: "text",
+            text: 'Found 1 matching line(s) for "TEA" in /memories:\n/memories/a.md:1: Green tea',
+          },
+        ]);
+      } finally {
+        await client.close();
+      }
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
     "loses no update: 4 server processes on one directory, 20 inserts each into one file",
     async () => {
       const root = newRoot();

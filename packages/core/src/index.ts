@@ -52,6 +52,21 @@ export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";
 export { readOnlyRefusal, unknownToolResult } from "./protocol-results.js";
 export { checkQuotaOptions, exceedsQuota, type QuotaOptions, usageOf } from "./quota.js";
 export { backoffDelay, sleep } from "./retry.js";
+export { type CompiledQuery, compileQuery, type QueryCheck, searchIndexForm } from "./search/pattern.js";
+export {
+  type SearchHit,
+  type SearchOptions,
+  type SearchResult,
+  searchMemory,
+} from "./search/search.js";
+export {
+  executeSearch,
+  MEMORY_SEARCH_TOOL_DESCRIPTION,
+  MEMORY_SEARCH_TOOL_NAME,
+  memorySearchInputSchema,
+  type SearchToolInputSchema,
+  type SearchToolOptions,
+} from "./search/tool.js";
 export type { BuiltinDetectorName, SensitiveSpan } from "./sensitive/detectors.js";
 export {
   type Guard,

@@ -29,7 +29,7 @@ export const msg = {
     `Error: Unknown command \`${command}\`. Valid commands are: view, create, str_replace, insert, delete, rename`,
   missingParam: (name: string, command: string) =>
     `Error: Missing required parameter \`${name}\` for command \`${command}\``,
-  wrongType: (name: string, expected: "a string" | "an integer" | "a list of two integers") =>
+  wrongType: (name: string, expected: "a string" | "an integer" | "a list of two integers" | "a boolean") =>
     `Error: Parameter \`${name}\` must be ${expected}`,
   notUnicode: (name: string) => `Error: Parameter \`${name}\` is not valid Unicode text`,
 
@@ -155,6 +155,23 @@ export const msg = {
   mountsHeader: () => "Your memory directory is made of these memories:",
   mountLine: (mount: string, access: "read-write" | "read-only", instructions: string | undefined) =>
     `- ${mount} (${access})${instructions === undefined || instructions === "" ? "" : `: ${instructions}`}`,
+
+  // §9 search (memory_search); `q` is the query already in double quotes (`searchQuoted`)
+  searchNotAnObject: () => "Error: The memory_search tool input must be a JSON object",
+  searchFound: (n: number, q: string, path: string) => `Found ${n} matching line(s) for ${q} in ${path}:`,
+  searchHit: (file: string, line: number, text: string) => `${file}:${line}: ${text}`,
+  /** Follows the first 200 characters of a longer hit line. */
+  searchLineCut: () => "…",
+  searchNone: (q: string, path: string) => `No matches for ${q} in ${path}.`,
+  searchMore: (k: number) =>
+    `... ${k} more matching line(s) not shown. Narrow the search with a longer query or a path.`,
+  searchStopped: (files: number) => `... search stopped after reading ${files} files; narrow it with a path.`,
+  searchEmptyQuery: () => "Error: Parameter `query` must not be empty",
+  searchLongQuery: () => "Error: Parameter `query` must be at most 1000 characters",
+  searchBadRegex: (q: string, reason: string) => `Error: Invalid regular expression ${q}: ${reason}`,
+  /** A tool protocol (MCP) offering both tools was asked for another. */
+  unknownToolWithSearch: (name: string) =>
+    `Error: Unknown tool \`${name}\`. The tools here are \`memory\` and \`memory_search\``,
 } as const;
 
 // Tool protocols other than the Messages API (MCP, function calling): the tool described for a model
@@ -183,6 +200,19 @@ ${toolCommands(create)}
 Every result is text, except the view of an image. An error result explains what went wrong; a command that failed changed nothing, unless its error says the change may still have been applied.`;
 
 const TOOL_PATHS = `Every path starts with /memories, the root directory of the memory (for example /memories/project/notes.md). Directories exist while they hold files. Names starting with "." are hidden from directory views.`;
+
+/** The `memory_search` tool for the model (SPEC §9). */
+export const searchToolText = {
+  name: "memory_search",
+  description:
+    "Search the text of your memory files. Returns matching lines as path:line: text, in path order.",
+  parameters: {
+    query: "The text to find within one line (a regular expression in RE2 syntax when `regex` is true).",
+    path: "The directory or file to search, under /memories (default /memories).",
+    regex: "Treat `query` as a regular expression (default false).",
+    case_sensitive: "Match letter case exactly (default false).",
+  },
+} as const;
 
 export const toolText = {
   title: "Memory",

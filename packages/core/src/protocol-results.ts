@@ -7,9 +7,12 @@ import { msg } from "./messages.js";
 
 const CHANGING = new Set(["create", "str_replace", "insert", "delete", "rename"]);
 
-/** The error result for a call that names a tool other than `memory` (tool protocols such as MCP). */
-export const unknownToolResult = (name: string): ToolResult => ({
-  content: msg.unknownTool(name),
+/**
+ * The error result for a call that names a tool other than `memory` (tool protocols such as MCP), or
+ * other than `memory` and `memory_search` when the protocol offers search too (`{ search: true }`).
+ */
+export const unknownToolResult = (name: string, options: { search?: boolean } = {}): ToolResult => ({
+  content: options.search === true ? msg.unknownToolWithSearch(name) : msg.unknownTool(name),
   isError: true,
 });
 

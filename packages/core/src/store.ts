@@ -164,6 +164,30 @@ export interface PathLimits {
   readonly refusesName?: (name: string) => boolean;
 }
 
+/**
+ * What `search()` is asked (SPEC §9): the files at or beneath `path` that may hold a line matching the
+ * query. Core matches the lines itself, so a store only narrows: it may return more files than match,
+ * never fewer.
+ */
+export interface SearchRequest {
+  /** The canonical directory or file searched. */
+  readonly path: string;
+  readonly query: string;
+  readonly regex: boolean;
+  readonly caseSensitive: boolean;
+  /**
+   * For a literal query, the query in index form (`searchIndexForm`): every matching line, in index form,
+   * contains it. Absent for a regular expression.
+   */
+  readonly needle?: string;
+}
+
+/** A file `search()` found: its canonical path and its bytes, read in the same step as the index. */
+export interface SearchFile {
+  path: string;
+  data: Uint8Array;
+}
+
 export interface StoreCapabilities {
   /** Conditional writes hold across processes and machines, not only within this process. */
   readonly crossProcessSafe: boolean;
@@ -316,6 +340,13 @@ export interface MemoryStore {
    * the call is gone when it resolves. A tenant that holds nothing: success, 0 removed.
    */
   purge?(options?: PurgeOptions): Promise<PurgeResult>;
+
+  /**
+   * Optional: the files that may match a search, found through the store's own index (see
+   * `SearchRequest`), in any order, or `null` when the index cannot narrow this query (core then reads
+   * the files itself, within its budget). Hidden, `node_modules` and reserved files may be left out.
+   */
+  search?(request: SearchRequest): Promise<SearchFile[] | null>;
 
   /** Fails fast when the store cannot work (missing bucket, unreachable server, wrong key). */
   check?(): Promise<void>;

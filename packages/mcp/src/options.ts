@@ -24,6 +24,7 @@ export function checkServerOptions(options: unknown): void {
   if (!isRecord(options)) throw new TypeError("options must be an object");
   checkBoolean(options, "readOnly");
   checkBoolean(options, "protocol");
+  checkBoolean(options, "search");
   checkBoolean(options, "createOverwrites");
   checkActor(options["actor"]);
   for (const name of EXECUTE_LIMITS) {

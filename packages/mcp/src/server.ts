@@ -1,14 +1,21 @@
-/** A memory store as an MCP server: one `memory` tool, and the memory protocol as a prompt and a resource. */
+/**
+ * A memory store as an MCP server: the `memory` tool (and, with `search`, `memory_search`), and the memory
+ * protocol as a prompt and a resource.
+ */
 import {
   type ExecuteOptions,
   executeCommand,
+  executeSearch,
   MEMORY_PROTOCOL_DESCRIPTION,
+  MEMORY_SEARCH_TOOL_DESCRIPTION,
+  MEMORY_SEARCH_TOOL_NAME,
   MEMORY_TOOL_DESCRIPTION,
   MEMORY_TOOL_OVERWRITING_DESCRIPTION,
   MEMORY_TOOL_READ_ONLY_DESCRIPTION,
   MEMORY_TOOL_TITLE,
   type MemoryStore,
   memoryMountsText,
+  memorySearchInputSchema,
   memorySystemPrompt,
   memoryToolInputSchema,
   readOnlyRefusal,
@@ -38,6 +45,11 @@ export interface MemoryMcpServerOptions extends ExecuteOptions {
   readOnly?: boolean;
   /** Offer the memory protocol of SPEC §6 as a prompt and a resource. Default `true`. */
   protocol?: boolean;
+  /**
+   * Offer `memory_search` (SPEC §9) as a second tool, read-only and so also on a read-only server, with
+   * the same `viewCharLimit`. Default `false`.
+   */
+  search?: boolean;
 }
 
 /**
@@ -62,7 +74,7 @@ export interface MemoryMcpServerOptions extends ExecuteOptions {
  */
 export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServerOptions = {}): McpServer {
   checkServerOptions(options);
-  const { readOnly = false, protocol = true, ...execute } = options;
+  const { readOnly = false, protocol = true, search = false, ...execute } = options;
   const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
   // A store made of mounts (SPEC §8): the client sees each mount and its access in the tool's description
   // and in the protocol prompt.
@@ -93,11 +105,23 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
   // The low-level handlers, not `registerTool`: the SDK would validate the arguments against a Zod schema
   // and answer its own error text, where the engine must answer with the specification's.
   mcp.server.registerCapabilities({ tools: {} });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+  const searchTool: Tool = {
+    name: MEMORY_SEARCH_TOOL_NAME,
+    description: MEMORY_SEARCH_TOOL_DESCRIPTION,
+    inputSchema: memorySearchInputSchema() as Tool["inputSchema"],
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  };
+  const tools = search ? [tool, searchTool] : [tool];
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 
+  const searchOptions = {
+    ...(execute.viewCharLimit === undefined ? {} : { viewCharLimit: execute.viewCharLimit }),
+    ...(execute.onUnexpectedError ? { onUnexpectedError: execute.onUnexpectedError } : {}),
+  };
   let previous: Promise<unknown> = Promise.resolve();
-  const run = (input: unknown): Promise<ToolResult> => {
+  const run = (input: unknown, name: string = MEMORY_TOOL_NAME): Promise<ToolResult> => {
     const task = async (): Promise<ToolResult> => {
+      if (name === MEMORY_SEARCH_TOOL_NAME) return executeSearch(store, input, searchOptions);
       const refused = readOnly ? readOnlyRefusal(input) : null;
       return refused ?? (await executeCommand(store, input, execute));
     };
@@ -108,11 +132,12 @@ export function createMemoryMcpServer(store: MemoryStore, options: MemoryMcpServ
   };
 
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    if (request.params.name !== MEMORY_TOOL_NAME) {
-      return toCallToolResult(unknownToolResult(request.params.name));
+    const { name } = request.params;
+    if (name !== MEMORY_TOOL_NAME && !(search && name === MEMORY_SEARCH_TOOL_NAME)) {
+      return toCallToolResult(unknownToolResult(name, { search }));
     }
-    // MCP carries no arguments as an absent field; the memory tool's input is then an empty object.
-    return toCallToolResult(await run(request.params.arguments ?? {}));
+    // MCP carries no arguments as an absent field; the tool's input is then an empty object.
+    return toCallToolResult(await run(request.params.arguments ?? {}, name));
   });
 
   if (protocol) {

@@ -19,6 +19,8 @@ import {
   purgeOptions,
   QuotaExceededError,
   ROOT,
+  type SearchFile,
+  type SearchRequest,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
@@ -47,6 +49,7 @@ import {
   sqlNames,
 } from "./names.js";
 import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
+import { searchFiles, searchSql, searchValues } from "./search.js";
 import {
   childPrefix,
   countStatement,
@@ -161,6 +164,8 @@ const statements = (n: SqlNames) => {
        WHERE tenant = $1 AND kind = 'f' AND ($2::bigint IS NULL OR accessed_at >= $2) ORDER BY path`,
     ),
     version: named("version", versionSql(n)),
+    // Unnamed: planned for each pattern, so that the planner sees how selective it is.
+    search: { name: "", text: searchSql(n) },
   };
 };
 
@@ -569,6 +574,16 @@ export class PostgresStore implements MemoryStore {
         : await this.#run(sql.usageExpiring, [this.tenantKey, cutoff], false);
     const row = result.rows[0];
     return { files: Number(row?.["r_files"] ?? 0), bytes: Number(row?.["r_bytes"] ?? 0) };
+  }
+
+  /**
+   * The files that may match a literal search of three characters or more (SPEC §9), in one statement
+   * through the `pg_trgm` index; `null` (core reads the files itself) for anything else.
+   */
+  async search(request: SearchRequest): Promise<SearchFile[] | null> {
+    const values = searchValues(request, this.#cutoff());
+    if (!values) return null;
+    return searchFiles((await this.#run(this.#shared.sql.search, [this.tenantKey, ...values], false)).rows);
   }
 
   /** Every live file of this tenant with its size, hidden ones included, in one statement. */

@@ -114,7 +114,7 @@ describe("schema", () => {
       [table],
     );
     expect(indexes.rows.map((row) => row.indexname).sort()).toEqual(
-      [`${table}_access`, `${table}_children`, `${table}_pkey`].sort(),
+      [`${table}_access`, `${table}_children`, `${table}_pkey`, `${table}_search`].sort(),
     );
     const collation = await pg.sql(
       `SELECT attname, collname FROM pg_attribute a JOIN pg_collation c ON c.oid = a.attcollation

@@ -8,6 +8,7 @@ import { Engine, EngineFailure } from "./engine.js";
 import { isBusy, reasonOf } from "./failure.js";
 import { changes, type Failure, type Reply, type Request } from "./protocol.js";
 import { migrate } from "./schema.js";
+import { registerSearchFunction } from "./search.js";
 
 export interface ConnectionSettings {
   /** How long a batch waits for another connection's write lock before it fails. */
@@ -33,6 +34,7 @@ export const prepareConnection = (db: Database.Database, settings: ConnectionSet
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = FULL");
   db.pragma("secure_delete = ON");
+  registerSearchFunction(db);
   migrate(db);
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
   return new Engine(db);

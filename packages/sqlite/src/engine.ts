@@ -11,6 +11,7 @@ import {
   nameOf,
   parentOf,
   ROOT,
+  type SearchFile,
   type Stat,
   type StoredFile,
   type SweepResult,
@@ -18,6 +19,7 @@ import {
 } from "@mem/core";
 import type Database from "better-sqlite3";
 import type { Failure, Request, Results } from "./protocol.js";
+import { phraseOf } from "./search.js";
 
 /** A failure the engine reports as data; batch.ts rolls back the request's savepoint and answers with it. */
 export class EngineFailure extends Error {
@@ -95,6 +97,8 @@ export class Engine {
         return this.#usage(tenant);
       case "files":
         return this.#files(tenant);
+      case "search":
+        return this.#search(tenant, request.path, request.needle);
       case "sweep":
         return request.cutoff === null ? { paths: [], bytes: 0 } : this.#sweep(tenant, request.cutoff);
       case "check":
@@ -377,6 +381,18 @@ export class Engine {
   #usage(tenant: string): Usage {
     const row = this.#row(tenant, ROOT);
     return { files: row?.files ?? 0, bytes: row?.bytes ?? 0 };
+  }
+
+  /** The files at or beneath `path` whose index form holds `needle`, through the trigram index. */
+  #search(tenant: string, path: string, needle: string): SearchFile[] | null {
+    const phrase = phraseOf(needle);
+    if (phrase === null) return null;
+    const [from, to] = below(path);
+    const rows = this.#sql(
+      `SELECT f.path AS path, f.content AS content FROM mem_search JOIN mem_files f ON f.id = mem_search.rowid
+        WHERE mem_search MATCH ? AND f.tenant = ? AND f.kind = 'f' AND (f.path = ? OR (f.path >= ? AND f.path < ?))`,
+    ).all(phrase, tenant, path, from, to) as { path: string; content: Buffer }[];
+    return rows.map((row) => ({ path: row.path, data: new Uint8Array(row.content) }));
   }
 
   #files(tenant: string): StoredFile[] {

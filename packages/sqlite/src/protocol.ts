@@ -8,6 +8,7 @@ import type {
   FileOrListing,
   Listing,
   PurgeResult,
+  SearchFile,
   Stat,
   StoredFile,
   SweepResult,
@@ -35,6 +36,7 @@ export type Request = Base &
     | { op: "rename"; path: string; to: string }
     | { op: "usage" }
     | { op: "files" }
+    | { op: "search"; path: string; needle: string }
     | { op: "sweep" }
     | { op: "check" }
     | { op: "tenants"; after: string | null; limit: number }
@@ -51,6 +53,7 @@ export interface Results {
   rename: undefined;
   usage: Usage;
   files: StoredFile[];
+  search: SearchFile[] | null;
   sweep: SweepResult;
   check: undefined;
   tenants: TenantPage;

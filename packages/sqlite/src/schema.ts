@@ -10,11 +10,14 @@
  * `tenant` is the scope chain joined by `/` (`""` for the unscoped store, `a/b` for `scope("a").scope("b")`):
  * tenant ids never hold `/`, so every chain has one key. `sort` is the entry's name in UTF-16BE, so byte
  * order is view's sibling order (UTF-16 code units), which UTF-8 text order is not.
+ *
+ * `mem_search` (search.ts) indexes the text of every `f` row, kept by triggers.
  */
 import type Database from "better-sqlite3";
+import { BACKFILL_SQL, SEARCH_SQL } from "./search.js";
 
-/** Bumped by every release that changes what `migrate` creates. */
-export const SCHEMA_VERSION = 1;
+/** Bumped by every release that changes what `migrate` creates (2: the search index). */
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS mem_meta (
@@ -74,6 +77,8 @@ export const migrate = (db: Database.Database): void => {
     if (current > SCHEMA_VERSION) throw new NewerSchemaError();
     if (current < SCHEMA_VERSION) {
       db.exec(SCHEMA_SQL);
+      db.exec(SEARCH_SQL);
+      if (current < 2) db.exec(BACKFILL_SQL);
       db.prepare("INSERT OR REPLACE INTO mem_meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
     }
     db.exec("COMMIT");

@@ -16,6 +16,8 @@ import {
   type PurgeOptions,
   type PurgeResult,
   purgeOptions,
+  type SearchFile,
+  type SearchRequest,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
@@ -285,6 +287,16 @@ export class SqliteStore implements MemoryStore {
   /** Files and bytes of this scope, hidden files included, from its maintained totals: one row read. */
   usage(): Promise<Usage> {
     return this.#run({ op: "usage" });
+  }
+
+  /**
+   * The files that may match a literal search (SPEC §9), through the FTS5 trigram index kept in every
+   * write's transaction; `null` (core reads the files itself) for a regular expression or a query under
+   * three characters.
+   */
+  search(request: SearchRequest): Promise<SearchFile[] | null> {
+    if (request.needle === undefined) return Promise.resolve(null);
+    return this.#run({ op: "search", path: request.path, needle: request.needle });
   }
 
   /** Every live file of this scope with its size, hidden ones included. */

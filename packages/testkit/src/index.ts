@@ -11,4 +11,5 @@ export * from "./s3/index.js";
 export * from "./scratch.js";
 export * from "./scripted-api.js";
 export * from "./sealed.js";
+export * from "./search-script.js";
 export * from "./surface.js";

@@ -7,6 +7,7 @@ import type { CommandModule } from "./common.js";
 import { copy } from "./copy.js";
 import { du } from "./du.js";
 import { exportCommand } from "./export.js";
+import { grep } from "./grep.js";
 import { history, restore } from "./history.js";
 import { importCommand } from "./import.js";
 import { log, rollback } from "./log.js";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CommandModule[] = [
   tree,
   view,
   cat,
+  grep,
   putCommand,
   run,
   exportCommand,

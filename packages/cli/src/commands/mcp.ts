@@ -20,6 +20,7 @@ export const METRICS_TOKEN_VARIABLE = "MEM_MCP_METRICS_TOKEN";
 
 interface McpFlags {
   http?: boolean;
+  search?: boolean;
   host?: string;
   port?: number;
   token?: string;
@@ -126,6 +127,7 @@ export const mcp: CommandModule = (program, ctx) => {
       `bearer token for /metrics only, the operator's (or set ${METRICS_TOKEN_VARIABLE}); tenant tokens never read it`,
     )
     .option("--read-only", "allow only the view command")
+    .option("--search", "offer memory_search as a second tool (the matching lines of the files)")
     .option("--max-file-bytes <n>", "largest file a command may leave behind", count("--max-file-bytes"))
     .option(
       "--max-files <n>",
@@ -157,6 +159,7 @@ export const mcp: CommandModule = (program, ctx) => {
     .action(async (url: string, flags: McpFlags) => {
       const server: MemoryMcpServerOptions = {};
       if (flags.readOnly) server.readOnly = true;
+      if (flags.search) server.search = true;
       if (flags.maxFileBytes !== undefined) server.maxFileBytes = flags.maxFileBytes;
       if (flags.maxFiles !== undefined) server.maxFiles = flags.maxFiles;
       if (flags.maxBytes !== undefined) server.maxTotalBytes = flags.maxBytes;

@@ -23,3 +23,4 @@ export {
   type MemoryToolUseBlock,
   memoryTool,
 } from "./memory-tool.js";
+export { MEMORY_SEARCH_TOOL_DEFINITION, type SearchRunnableTool, searchTool } from "./search-tool.js";

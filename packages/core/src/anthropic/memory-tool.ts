@@ -15,6 +15,7 @@ import {
 } from "../index.js";
 import { msg } from "../messages.js";
 import { checkQuotaOptions } from "../quota.js";
+import { executeSearch, MEMORY_SEARCH_TOOL_NAME, type SearchToolOptions } from "../search/tool.js";
 
 /** The tool's definition as the Messages API expects it in `tools`. */
 export const MEMORY_TOOL_DEFINITION = { type: "memory_20250818", name: "memory" } as const;
@@ -34,6 +35,11 @@ const DEFINITION_FIELDS = [
 export interface MemoryToolOptions extends ExecuteOptions, MemoryToolDefinitionFields {
   /** Extra fields of the tool definition, as an object; the same fields given at the top level win. */
   definition?: Omit<BetaMemoryTool20250818, "type" | "name">;
+  /**
+   * `handleMemoryToolUse` also runs blocks named `memory_search` (SPEC §9), with these options (`true`:
+   * the defaults, with this tool's `viewCharLimit` and `onUnexpectedError`). Default off.
+   */
+  search?: boolean | SearchToolOptions;
 }
 
 /** A runnable `memory_20250818` tool for the SDK's tool runner. */
@@ -47,6 +53,7 @@ const runCommand = async (
 ): Promise<ToolResult> => {
   const execute: ExecuteOptions & Record<string, unknown> = { ...options };
   delete execute["definition"];
+  delete execute["search"];
   for (const field of DEFINITION_FIELDS) delete execute[field];
   try {
     return await executeCommand(store, input, execute);
@@ -127,8 +134,9 @@ export type MemoryToolUseBlock = Pick<ToolUseBlock | BetaToolUseBlock, "id" | "i
 /**
  * Runs one memory `tool_use` block (GA or beta) and returns its `tool_result` block, for hand-written agent
  * loops. Every failure of the call, including a block that is not an object (`null`), becomes an error
- * result. A block naming another tool is the application's mistake: the promise rejects with a
- * `TypeError` naming that tool, before anything runs.
+ * result. With the `search` option, a block named `memory_search` runs the search tool (SPEC §9). A block
+ * naming another tool is the application's mistake: the promise rejects with a `TypeError` naming that
+ * tool, before anything runs.
  *
  * @example
  * ```ts
@@ -147,6 +155,11 @@ export const handleMemoryToolUse = async (
   options: MemoryToolOptions = {},
 ): Promise<MemoryToolResultBlock> => {
   const fields = readBlock(block);
+  const search = searchOptions(options);
+  if (search && fields.name === MEMORY_SEARCH_TOOL_NAME) {
+    const found = fields.ok ? await executeSearch(store, fields.input, search) : fields.failure;
+    return { type: "tool_result", tool_use_id: fields.id, content: found.content, is_error: found.isError };
+  }
   if (typeof fields.name === "string" && fields.name !== MEMORY_TOOL_DEFINITION.name) {
     throw new TypeError(
       `handleMemoryToolUse: the tool_use block is for the tool "${fields.name}", not "${MEMORY_TOOL_DEFINITION.name}"`,
@@ -159,6 +172,15 @@ export const handleMemoryToolUse = async (
     content: toolResultContent(result),
     is_error: result.isError,
   };
+};
+
+/** The search options `handleMemoryToolUse` runs `memory_search` blocks with, or `null` when search is off. */
+const searchOptions = (options: MemoryToolOptions): SearchToolOptions | null => {
+  if (!options.search) return null;
+  const shared: SearchToolOptions = {};
+  if (options.viewCharLimit !== undefined) shared.viewCharLimit = options.viewCharLimit;
+  if (options.onUnexpectedError) shared.onUnexpectedError = options.onUnexpectedError;
+  return options.search === true ? shared : { ...shared, ...options.search };
 };
 
 type BlockFields =
