@@ -1,9 +1,9 @@
 /**
- * The one place the console matches search text: a substring, or a regular expression run by `re2js`, a
- * linear-time engine (RE2's), so that no pattern can hold the server's event loop (no backtracking, no
- * `(.*)*X` taking exponential time). Kept apart so that the search can move to a shared implementation.
+ * The one place the console matches search text, on core's query compiler (`compileQuery`, the `re2js`
+ * engine every surface uses: linear time whatever the pattern, so no `(.*)*X` can hold the server's event
+ * loop). The console's search is case-sensitive.
  */
-import { RE2JS } from "re2js";
+import { compileQuery } from "@mem/core";
 
 /** Where a line matched: `[start, end)` in UTF-16 code units. */
 export type MatchRange = readonly [start: number, end: number];
@@ -13,39 +13,16 @@ export interface LineMatcher {
   find(line: string, max: number): MatchRange[];
 }
 
-/** A matcher for `query`; a `TypeError` for a regular expression that does not compile. */
+/** A matcher for `query`; a `TypeError` for a query core refuses (an invalid regular expression...). */
 export const compileMatcher = (query: string, regex: boolean): LineMatcher => {
-  if (!regex) {
-    return {
-      find(line, max) {
-        const found: MatchRange[] = [];
-        for (let at = line.indexOf(query); at !== -1 && found.length < max; ) {
-          found.push([at, at + query.length]);
-          at = line.indexOf(query, at + Math.max(query.length, 1));
-        }
-        return found;
-      },
-    };
+  const compiled = compileQuery(query, regex, true);
+  if (!compiled.ok) {
+    const refused = compiled.error.replace(/^Error: /, "");
+    throw new TypeError(
+      regex && refused.startsWith("Invalid regular expression")
+        ? `not a regular expression: ${refused}`
+        : refused,
+    );
   }
-  let pattern: RE2JS;
-  try {
-    pattern = RE2JS.compile(query);
-  } catch (error) {
-    throw new TypeError(`not a regular expression: ${(error as Error).message}`);
-  }
-  return {
-    find(line, max) {
-      const found: MatchRange[] = [];
-      const m = pattern.matcher(line);
-      let from = 0;
-      while (found.length < max && from <= line.length && m.find(from)) {
-        const start = m.start();
-        const end = m.end();
-        found.push([start, end]);
-        // An empty match moves on by one, or the same place would match forever.
-        from = end > start ? end : end + 1;
-      }
-      return found;
-    },
-  };
+  return { find: (line, max) => compiled.query.find(line, max) };
 };

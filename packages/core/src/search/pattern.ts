@@ -18,6 +18,11 @@ export interface CompiledQuery {
   readonly needle?: string;
   /** Whether one line (without its `\n`) holds a match. */
   matches(line: string): boolean;
+  /**
+   * Where `line` matches, left to right, at most `max` ranges `[start, end)` in UTF-16 code units (for
+   * highlighting hits); an empty match moves on by one character.
+   */
+  find(line: string, max: number): Array<readonly [start: number, end: number]>;
 }
 
 export type QueryCheck = { ok: true; query: CompiledQuery } | { ok: false; error: string };
@@ -49,6 +54,18 @@ export function compileQuery(query: string, regex: boolean, caseSensitive: boole
       caseSensitive,
       ...(regex ? {} : { needle: searchIndexForm(query) }),
       matches: (line) => !never && re.test(line),
+      find: (line, max) => {
+        const found: Array<readonly [number, number]> = [];
+        if (never) return found;
+        const m = re.matcher(line);
+        for (let from = 0; found.length < max && from <= line.length && m.find(from); ) {
+          const start = m.start();
+          const end = m.end();
+          found.push([start, end]);
+          from = end > start ? end : end + 1;
+        }
+        return found;
+      },
     },
   };
 }
