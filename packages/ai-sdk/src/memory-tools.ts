@@ -1,29 +1,39 @@
 /** The tool set of the memory tools, to spread into `tools` under the names Claude calls them by. */
 import type { MemoryStore } from "@mem/core";
-import { type MemoryToolOptions, memoryTool } from "./memory-tool.js";
+import { type MemoryTool, type MemoryToolOptions, memoryTool } from "./memory-tool.js";
+import { type MemorySearchTool, memorySearchTool } from "./search-tool.js";
 
-// Each tool under the name the provider declares it with: the AI SDK looks a call up by its key, so a
-// tool under any other key fails every call (AI_NoSuchToolError). A new tool is one line here.
-const TOOLS = {
-  memory: memoryTool,
-} as const;
-
-/** The options every tool of {@link memoryTools} takes. */
-export type MemoryToolsOptions = MemoryToolOptions;
+/** The options every tool of {@link memoryTools} takes, and `search` to add `memory_search`. */
+export type MemoryToolsOptions = MemoryToolOptions & {
+  /** Add `memory_search` (SPEC §9) beside the memory tool. Default `false`. */
+  search?: boolean;
+};
 
 /** What {@link memoryTools} returns: each tool under its required key. */
-export type MemoryTools = { [K in keyof typeof TOOLS]: ReturnType<(typeof TOOLS)[K]> };
+export type MemoryTools = { memory: MemoryTool; memory_search?: MemorySearchTool };
 
 /**
- * The memory tools on `store`, each under the key Claude calls it by (`{ memory }`), to spread into
- * `generateText`'s or `streamText`'s `tools`. Call it per conversation, like `memoryTool`.
+ * The memory tools on `store`, each under the key Claude calls it by (`{ memory }`, and `memory_search`
+ * with `{ search: true }`), to spread into `generateText`'s or `streamText`'s `tools`: the AI SDK looks a
+ * call up by its key, so a tool under any other key fails every call (AI_NoSuchToolError). Call it per
+ * conversation, like `memoryTool`.
  *
  * @example
  * ```ts
- * const { text } = await generateText({ model, tools: { ...memoryTools(store) }, prompt });
+ * const { text } = await generateText({ model, tools: { ...memoryTools(store, { search: true }) }, prompt });
  * ```
  */
-export const memoryTools = (store: MemoryStore, options: MemoryToolsOptions = {}): MemoryTools =>
-  Object.fromEntries(
-    Object.entries(TOOLS).map(([name, make]) => [name, make(store, options)]),
-  ) as MemoryTools;
+export const memoryTools = (store: MemoryStore, options: MemoryToolsOptions = {}): MemoryTools => {
+  const { search = false, ...execute } = options;
+  if (typeof search !== "boolean") throw new TypeError("memoryTools: the search option must be a boolean");
+  const memory = memoryTool(store, execute);
+  if (!search) return { memory };
+  const { viewCharLimit, onUnexpectedError } = execute;
+  return {
+    memory,
+    memory_search: memorySearchTool(store, {
+      ...(viewCharLimit === undefined ? {} : { viewCharLimit }),
+      ...(onUnexpectedError === undefined ? {} : { onUnexpectedError }),
+    }),
+  };
+};

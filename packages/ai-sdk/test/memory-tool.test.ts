@@ -52,6 +52,16 @@ describe("memoryTools", () => {
     expect(tools.memory).toMatchObject({ type: "provider", id: "anthropic.memory_20250818" });
   });
 
+  it("adds memory_search under its key with { search: true }", () => {
+    const tools = memoryTools(new InMemoryStore(), { search: true });
+    expect(Object.keys(tools)).toEqual(["memory", "memory_search"]);
+    expect(tools.memory_search).toMatchObject({
+      description:
+        "Search the text of your memory files. Returns matching lines as path:line: text, in path order.",
+    });
+    expect(() => memoryTools(new InMemoryStore(), { search: 1 as never })).toThrow(/search/);
+  });
+
   it("a bad sensitive option is a TypeError at once, as for memoryTool", () => {
     expect(() => memoryTools(new InMemoryStore(), { sensitive: 1 as never })).toThrow(TypeError);
   });
