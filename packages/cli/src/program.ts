@@ -4,10 +4,12 @@ import { COMMANDS } from "./commands/index.js";
 import type { Context } from "./context.js";
 import { loadModules } from "./modules.js";
 import { storeUrlForms } from "./store-url/parse.js";
+import { CLI_VERSION } from "./version.js";
 
 export const createProgram = (ctx: Context): Command => {
   const program = new Command("mem")
     .description("Look inside any memory store, back it up, move it, rotate its keys, clean it.")
+    .version(CLI_VERSION)
     .showHelpAfterError("(mem --help lists the commands, mem <command> --help shows examples)")
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),

@@ -1,7 +1,5 @@
 /** `mem serve URL`: a console in the browser to look at a store's memory, its history and its changes. */
-import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
-import { startConsole } from "../serve/server.js";
 import { parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
 
@@ -70,6 +68,11 @@ export const serve: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: ServeFlags) => {
+      // The console's server and @mem/mcp load only when `mem serve` runs.
+      const [{ checkToken, isLoopbackHost }, { startConsole }] = await Promise.all([
+        import("@mem/mcp"),
+        import("../serve/server.js"),
+      ]);
       const tenant = parseStoreUrl(url).tenant;
       const token = flags.token ?? ctx.io.env[SERVE_TOKEN_VARIABLE];
       const host = flags.host ?? "127.0.0.1";
