@@ -57,13 +57,18 @@ export const decodeUtf8 = (bytes: Uint8Array): string | null => {
 };
 
 type BufferModule = { isUtf8?: (bytes: Uint8Array) => boolean };
-type Builtins = { process?: { getBuiltinModule?: (id: string) => unknown } };
 
 // Node's `isUtf8` validates without building a string (about 50x faster than a strict decode of a large
-// file), so a view decodes only the lines it shows. Other runtimes validate by decoding.
-const nativeIsUtf8 = (
-  (globalThis as Builtins).process?.getBuiltinModule?.("node:buffer") as BufferModule | undefined
-)?.isUtf8;
+// file), so a view decodes only the lines it shows. Loaded without an import statement, so that bundlers
+// for the browser never see a Node module; other runtimes validate by decoding.
+const nativeIsUtf8 = ((): BufferModule["isUtf8"] => {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return (proc?.getBuiltinModule?.("node:buffer") as BufferModule | undefined)?.isUtf8;
+  } catch {
+    return undefined;
+  }
+})();
 
 /** True when the bytes are valid UTF-8 (the same rule as `decodeUtf8`), without decoding them where the runtime allows. */
 export const isValidUtf8 = (bytes: Uint8Array): boolean =>
