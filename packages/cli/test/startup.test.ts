@@ -48,10 +48,17 @@ describe("start-up loads only what the command needs", () => {
     for (const name of [...HEAVY, ...ADAPTERS]) expect(loaded.has(name), name).toBe(false);
   });
 
-  it("mem mcp --help still shows the server's default port, loading the server only for it", async () => {
-    const { out, loaded } = await packagesLoaded(["mcp", "--help"], "mcp-help");
+  it("mem mcp --help and mem help mcp still show the server's default port", async () => {
     const { DEFAULT_PORT } = await import("@mem/mcp");
-    expect(out).toContain(`(default: ${DEFAULT_PORT})`);
-    expect(loaded.has("@mem/mcp")).toBe(true);
+    for (const args of [
+      ["mcp", "--help"],
+      ["help", "mcp"],
+    ]) {
+      const run = await runMem(args);
+      expect(run.code).toBe(0);
+      expect(run.out).toMatch(
+        new RegExp(`--port <port> +port with --http \\(0: any free port\\) \\(default: ${DEFAULT_PORT}\\)`),
+      );
+    }
   });
 });

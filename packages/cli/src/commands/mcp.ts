@@ -1,5 +1,6 @@
 /** `mem mcp URL`: serves a store to MCP clients (Claude Desktop, Claude Code, IDEs) over stdio or HTTP. */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
 import type { MemoryMcpServerOptions } from "@mem/mcp";
@@ -113,11 +114,12 @@ const loadMcp = () => import("@mem/mcp");
 
 export const mcp: CommandModule = (program, ctx) => {
   const port = new Option("--port <port>", "port with --http (0: any free port)").argParser(count("--port"));
-  program.hook("preSubcommand", async (_, subcommand) => {
-    if (subcommand.name() === "mcp") port.default((await loadMcp()).DEFAULT_PORT);
-  });
   program
     .command("mcp")
+    // Help is printed synchronously (`mem help mcp` runs no hook), so the default port is required then.
+    .on("beforeHelp", () => {
+      port.default((createRequire(import.meta.url)("@mem/mcp") as typeof import("@mem/mcp")).DEFAULT_PORT);
+    })
     .description(
       "Serve the store as an MCP server with one memory tool (stdio, or streamable HTTP with --http)",
     )
