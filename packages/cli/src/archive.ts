@@ -7,7 +7,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { ROOT } from "@mem/core";
-import { Header, Pack, Parser, ReadEntry } from "tar";
+import type { ReadEntry } from "tar";
 import { CommandError } from "./context.js";
 
 export const TOP = ROOT.slice(1); // "memories"
@@ -43,6 +43,8 @@ export const writeArchive = async (
   output: Writable,
   files: AsyncIterable<{ name: string; data: Uint8Array }>,
 ): Promise<void> => {
+  // tar loads when an archive is written or read, not with every command.
+  const { Header, Pack, ReadEntry } = await import("tar");
   const pack = new Pack({ portable: true });
   const finished = new Promise<void>((resolve, reject) => {
     output.on("error", reject);
@@ -89,6 +91,7 @@ const isFile = (type: string): boolean => type === "File" || type === "OldFile";
  * not a tar archive.
  */
 export async function* readArchive(input: Readable, maxBytes: number): AsyncGenerator<ArchiveEntry> {
+  const { Parser } = await import("tar");
   const parser = new Parser({ strict: true });
   const ready: ArchiveEntry[] = [];
   let failure: Error | undefined;

@@ -46,3 +46,58 @@ export const numberLine = (lineNumber: number, line: string): string =>
 /** `lines` numbered from `first` on, as view shows them, joined by `\n`. */
 export const numberLines = (lines: readonly string[], first: number): string =>
   lines.map((line, i) => numberLine(first + i, line)).join("\n");
+
+/** Where a window of lines lies in a file's bytes, and how many lines the file has. */
+export interface LineScan {
+  /** Lines in the file, by the model above. */
+  lines: number;
+  /** Byte offset where line `from` starts; the file's length when the file has fewer lines. */
+  start: number;
+  /** Byte offset where line `through` ends (its `\n`, or the end of the file). */
+  end: number;
+}
+
+const NEWLINES = 0x0a0a0a0a;
+const LOW7 = 0x7f7f7f7f;
+const HIGH = 0x80808080;
+
+/**
+ * One pass over UTF-8 bytes that counts the lines and finds where lines `from` to `through` (1-based)
+ * lie. A `\n` byte never occurs inside a multi-byte UTF-8 sequence, so the offsets are character
+ * boundaries. Four bytes are tested at a time: newline-free words, the bulk of a text, cost one test.
+ */
+export const scanLines = (bytes: Uint8Array, from: number, through: number): LineScan => {
+  const length = bytes.length;
+  // The newlines after which the window starts and at which it ends.
+  const startAfter = from - 1;
+  let start = startAfter <= 0 ? 0 : -1;
+  let end = -1;
+  let seen = 0;
+  const mark = (i: number) => {
+    seen++;
+    if (seen === startAfter) start = i + 1;
+    if (seen === through) end = i;
+  };
+  let i = 0;
+  const head = Math.min(length, (4 - (bytes.byteOffset & 3)) & 3);
+  for (; i < head; i++) if (bytes[i] === NEWLINE) mark(i);
+  const words = (length - i) >>> 2;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset + i, words);
+    for (let w = 0; w < words; w++) {
+      const x = view[w]! ^ NEWLINES;
+      // High bit of each byte set where the byte was `\n` (the classic zero-byte test, exact form).
+      const zero = ~(((x & LOW7) + LOW7) | x | LOW7) & HIGH;
+      if (zero === 0) continue;
+      const count = Math.imul(zero >>> 7, 0x01010101) >>> 24;
+      const base = i + w * 4;
+      if ((seen < startAfter && seen + count >= startAfter) || (seen < through && seen + count >= through)) {
+        for (let b = base; b < base + 4; b++) if (bytes[b] === NEWLINE) mark(b);
+      } else seen += count;
+    }
+    i += words * 4;
+  }
+  for (; i < length; i++) if (bytes[i] === NEWLINE) mark(i);
+  const lines = length === 0 ? 0 : bytes[length - 1] === NEWLINE ? seen : seen + 1;
+  return { lines, start: start === -1 ? length : start, end: end === -1 ? length : end };
+};

@@ -55,3 +55,21 @@ export const decodeUtf8 = (bytes: Uint8Array): string | null => {
     return null;
   }
 };
+
+type BufferModule = { isUtf8?: (bytes: Uint8Array) => boolean };
+
+// Node's `isUtf8` validates without building a string (about 50x faster than a strict decode of a large
+// file), so a view decodes only the lines it shows. Loaded without an import statement, so that bundlers
+// for the browser never see a Node module; other runtimes validate by decoding.
+const nativeIsUtf8 = ((): BufferModule["isUtf8"] => {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    return (proc?.getBuiltinModule?.("node:buffer") as BufferModule | undefined)?.isUtf8;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** True when the bytes are valid UTF-8 (the same rule as `decodeUtf8`), without decoding them where the runtime allows. */
+export const isValidUtf8 = (bytes: Uint8Array): boolean =>
+  nativeIsUtf8 ? nativeIsUtf8(bytes) : decodeUtf8(bytes) !== null;

@@ -1,15 +1,15 @@
 /** view of a file: numbering, `view_range`, the 999,999-line limit and the output budget. */
-import { countLines, numberLine } from "./lines.js";
+import { numberLine, scanLines } from "./lines.js";
 import { msg } from "./messages.js";
-import { decodeUtf8 } from "./text.js";
+import { decodeUtf8, isValidUtf8 } from "./text.js";
 
 export const MAX_LINES = 999_999;
 
 export type Rendered = { content: string; isError: boolean };
 
 /**
- * Renders a file's bytes as view shows it: one strict decode (which is also the UTF-8 check), one newline
- * scan, and the shown window sliced out of the text.
+ * Renders a file's bytes as view shows it: one UTF-8 check, one newline scan over the bytes that also
+ * finds the window, and a decode of the window's bytes only.
  *
  * @example
  * ```ts
@@ -23,30 +23,32 @@ export function renderFile(
   range: readonly [number, number] | undefined,
   charLimit: number,
 ): Rendered {
-  const text = decodeUtf8(data);
-  if (text === null) return { content: msg.notUtf8(path), isError: true };
-  const n = countLines(text);
+  if (!isValidUtf8(data)) return { content: msg.notUtf8(path), isError: true };
+  const from = range ? range[0] : 1;
+  const through = range && range[1] !== -1 ? Math.max(range[1], from) : Number.POSITIVE_INFINITY;
+  const scan = scanLines(data, from, through);
+  const n = scan.lines;
   if (n > MAX_LINES) return { content: msg.tooManyLines(path), isError: true };
 
-  let from = 1;
   let to = n;
   if (range) {
     const [start, end] = range;
     if (start < 1 || start > n) return { content: msg.viewRangeStart(start, end, n), isError: true };
     if (end !== -1 && end < start) return { content: msg.viewRangeEnd(start, end), isError: true };
-    from = start;
     to = end === -1 ? n : Math.min(end, n);
   }
 
   const header = msg.fileHeader(path);
   if (n === 0) return { content: header, isError: false };
 
+  // Only the window's bytes are decoded: lines `from` to `to`, without the `\n` that ends the last one.
+  const text = decodeUtf8(data.subarray(scan.start, scan.end)) ?? "";
   // Whole lines within the budget. A first line whose own text exceeds the budget is cut to it, with a
   // note, so that every view shows something and paging makes progress.
   const shown: string[] = [];
   let used = 0;
   let last = from - 1;
-  let offset = offsetOfLine(text, from);
+  let offset = 0;
   for (let i = from; i <= to; i++) {
     const newline = text.indexOf("\n", offset);
     const end = newline === -1 ? text.length : newline;
@@ -72,11 +74,4 @@ export function renderFile(
 const cutLine = (text: string, offset: number, limit: number): string => {
   const lastUnit = text.charCodeAt(offset + limit - 1);
   return text.slice(offset, offset + limit - (lastUnit >= 0xd800 && lastUnit <= 0xdbff ? 1 : 0));
-};
-
-/** The offset where 1-based line `line` starts. */
-const offsetOfLine = (text: string, line: number): number => {
-  let offset = 0;
-  for (let i = 1; i < line; i++) offset = text.indexOf("\n", offset) + 1;
-  return offset;
 };

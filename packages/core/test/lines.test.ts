@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countLines, lineAt, numberLine, splitLines } from "../src/lines.js";
+import { countLines, lineAt, numberLine, scanLines, splitLines } from "../src/lines.js";
 
 describe("line model", () => {
   it.each([
@@ -35,5 +35,39 @@ describe("line model", () => {
     expect(numberLine(1, "x")).toBe("     1\tx");
     expect(numberLine(100, "")).toBe("   100\t");
     expect(numberLine(999999, "y")).toBe("999999\ty");
+  });
+
+  it("scans bytes once for the line count and a window's byte offsets, at any alignment", () => {
+    const encoder = new TextEncoder();
+    // Where the `k`-th newline of `text` stands, in bytes; `undefined` when there are fewer.
+    const newlineByte = (text: string, k: number): number | undefined => {
+      let at = -1;
+      for (let seen = 0; seen < k; seen++) {
+        at = text.indexOf("\n", at + 1);
+        if (at === -1) return undefined;
+      }
+      return encoder.encode(text.slice(0, at)).length;
+    };
+    const text = fc.array(fc.constantFrom("a", "\n", "é", "€", "😀", "\n\n", "bcdefgh"), { maxLength: 60 });
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 7 }), fc.nat(30), fc.nat(30), (parts, pad, a, b) => {
+        const s = parts.join("");
+        const encoded = encoder.encode(s);
+        const host = new Uint8Array(pad + encoded.length + 5).fill(0x0a);
+        host.set(encoded, pad);
+        const bytes = host.subarray(pad, pad + encoded.length);
+        const from = Math.min(a, b) + 1;
+        const through = Math.max(a, b) + 1;
+        const scan = scanLines(bytes, from, through);
+        expect(scan.lines).toBe(countLines(s));
+        const start = from === 1 ? 0 : newlineByte(s, from - 1);
+        expect(scan.start).toBe(start === undefined ? encoded.length : start + (from === 1 ? 0 : 1));
+        expect(scan.end).toBe(newlineByte(s, through) ?? encoded.length);
+      }),
+      { numRuns: 3000 },
+    );
+    const bytes = encoder.encode("ab\ncd\nef\n");
+    expect(scanLines(bytes, 2, 2)).toEqual({ lines: 3, start: 3, end: 5 });
+    expect(scanLines(bytes, 3, Number.POSITIVE_INFINITY)).toEqual({ lines: 3, start: 6, end: 9 });
   });
 });

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, utf8Length } from "../src/text.js";
+import { decodeUtf8, isValidUtf8, utf8Length } from "../src/text.js";
 
 // Core uses only web APIs for UTF-8; Node's own functions are the reference here.
 describe("UTF-8 helpers", () => {
@@ -25,5 +25,17 @@ describe("UTF-8 helpers", () => {
     );
     expect(decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf, 0x61]))).toBe("\ufeffa");
     expect(decodeUtf8(new Uint8Array([0xed, 0xa0, 0x80]))).toBeNull();
+  });
+
+  it("checks UTF-8 validity by the same rule as the strict decode", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 16 }), (bytes) => {
+        expect(isValidUtf8(bytes)).toBe(decodeUtf8(bytes) !== null);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(isValidUtf8(new Uint8Array([0xef, 0xbb, 0xbf, 0x61]))).toBe(true);
+    expect(isValidUtf8(new Uint8Array([0xed, 0xa0, 0x80]))).toBe(false);
+    expect(isValidUtf8(new Uint8Array([0xc0, 0x80]))).toBe(false);
   });
 });

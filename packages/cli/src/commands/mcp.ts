@@ -1,8 +1,10 @@
 /** `mem mcp URL`: serves a store to MCP clients (Claude Desktop, Claude Code, IDEs) over stdio or HTTP. */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import type { SensitiveOptions } from "@mem/core";
-import { DEFAULT_PORT, type MemoryMcpServerOptions, serveHttp, serveStdio } from "@mem/mcp";
+import type { MemoryMcpServerOptions } from "@mem/mcp";
+import { Option } from "commander";
 import { CommandError } from "../context.js";
 import {
   ACTOR_OPTION,
@@ -110,16 +112,25 @@ const stopSignal = (): Promise<void> =>
     process.once("SIGTERM", () => done());
   });
 
+// The MCP server (its SDK, express, pino, prom-client) loads only when `mem mcp` runs or shows its help,
+// so that every other command starts without it.
+const loadMcp = () => import("@mem/mcp");
+
 export const mcp: CommandModule = (program, ctx) => {
+  const port = new Option("--port <port>", "port with --http (0: any free port)").argParser(count("--port"));
   program
     .command("mcp")
+    // Help is printed synchronously (`mem help mcp` runs no hook), so the default port is required then.
+    .on("beforeHelp", () => {
+      port.default((createRequire(import.meta.url)("@mem/mcp") as typeof import("@mem/mcp")).DEFAULT_PORT);
+    })
     .description(
       "Serve the store as an MCP server with one memory tool (stdio, or streamable HTTP with --http)",
     )
     .argument(...URL_ARGUMENT)
     .option("--http", "serve streamable HTTP at http://HOST:PORT/mcp instead of stdio")
     .option("--host <host>", "address to bind with --http; any but loopback needs a token", "127.0.0.1")
-    .option("--port <port>", `port with --http (0: any free port)`, count("--port"), DEFAULT_PORT)
+    .addOption(port)
     .option("--token <token>", `bearer token every HTTP request must carry (or set ${TOKEN_VARIABLE})`)
     .option("--tenant-tokens <file>", "JSON file mapping bearer tokens to tenant ids: one memory per tenant")
     .option(
@@ -157,6 +168,7 @@ export const mcp: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: McpFlags) => {
+      const { DEFAULT_PORT, serveHttp, serveStdio } = await loadMcp();
       const server: MemoryMcpServerOptions = {};
       if (flags.readOnly) server.readOnly = true;
       if (flags.search) server.search = true;

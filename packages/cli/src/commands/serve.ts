@@ -1,8 +1,6 @@
 /** `mem serve URL`: a console in the browser to look at a store's memory, its history and its changes. */
-import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { CommandError } from "../context.js";
 import { mountsFileOf } from "../mounts-option.js";
-import { startConsole } from "../serve/server.js";
 import { maskUrl } from "../store-url/mask.js";
 import { describeStore, parseStoreUrl } from "../store-url/parse.js";
 import { type CommandModule, examples, URL_ARGUMENT } from "./common.js";
@@ -85,6 +83,11 @@ export const serve: CommandModule = (program, ctx) => {
       ),
     )
     .action(async (url: string, flags: ServeFlags) => {
+      // The console's server and @mem/mcp load only when `mem serve` runs.
+      const [{ checkToken, isLoopbackHost }, { startConsole }] = await Promise.all([
+        import("@mem/mcp"),
+        import("../serve/server.js"),
+      ]);
       const mounts = mountsFileOf(url);
       const spec = mounts === undefined ? parseStoreUrl(url) : undefined;
       const tenant = spec?.tenant;
