@@ -103,6 +103,31 @@ describe("openMounts", () => {
     }
   });
 
+  it("gives each mount the quota and guard its entry sets", async () => {
+    const { dir, file } = tableFile({
+      "/memories": { url: "sqlite:./me.db", guard: { detectors: { email: true } } },
+      "/memories/scratch": { url: "fs:./scratch", quota: { maxFiles: 1 }, guard: false },
+    });
+    const memory = await openMounts(file, { cwd: dir, env: {} });
+    try {
+      const text = "ann@example.com\n";
+      expect(await run(memory, { command: "create", path: "/memories/a.md", file_text: text })).toBe(
+        "Error: Refused to write /memories/a.md: line 1 looks like an email address. Do not store secrets or personal data in memory.",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/scratch/a.md", file_text: text })).toBe(
+        "File created successfully at: /memories/scratch/a.md",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/scratch/b.md", file_text: "b" })).toBe(
+        "Error: Cannot create /memories/scratch/b.md: memory already holds 1 files, the limit is 1. Delete or merge files first.",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/b.md", file_text: "b" })).toBe(
+        "File created successfully at: /memories/b.md",
+      );
+    } finally {
+      await memory.close?.();
+    }
+  });
+
   const bad: [unknown, RegExp][] = [
     ["{", /is not valid JSON/],
     [[], /must hold a JSON object/],
@@ -114,6 +139,8 @@ describe("openMounts", () => {
       /"\/memories\/x" has an unknown access/,
     ],
     [{ "/memories": { url: "nope:./a" } }, /Unknown store URL scheme "nope:"/],
+    [{ "/memories": { url: "sqlite:./a.db", quota: { maxFiles: -1 } } }, /"\/memories" has a bad quota/],
+    [{ "/memories": { url: "sqlite:./a.db", guard: { mode: "hide" } } }, /"\/memories" has a bad guard/],
   ];
   for (const [table, message] of bad) {
     it(`refuses ${JSON.stringify(table)}`, async () => {
