@@ -174,5 +174,5 @@ async function perTenant(url: string, context: OpenStoreOptions): Promise<Memory
     }
     return store;
   }
-  return new TenantUrlStore(url, (u) => openStore(u, context));
+  return new TenantUrlStore(url, (u) => openStore(u, context), context.cwd);
 }
