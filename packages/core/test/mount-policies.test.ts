@@ -1,28 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
   executeCommand,
-  ForwardingStore,
   InMemoryStore,
   type MemoryStore,
   mountStores,
   type SensitiveOptions,
 } from "../src/index.js";
-
-/** Counts every call that reaches the store, by method. */
-class CountingStore extends ForwardingStore {
-  calls: string[] = [];
-  constructor(inner: MemoryStore) {
-    super(inner);
-    for (const name of ["read", "stat", "list", "write", "delete", "rename", "usage", "update"] as const) {
-      const own = (this as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
-      if (typeof own !== "function") continue;
-      (this as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-        this.calls.push(name);
-        return own.apply(this, args);
-      };
-    }
-  }
-}
+import { CountingStore } from "./helpers/counting-store.js";
 
 const tooManyFiles = (path: string, files: number, limit: number) =>
   `Error: Cannot create ${path}: memory already holds ${files} files, the limit is ${limit}. Delete or merge files first.`;
@@ -80,15 +64,15 @@ describe("a mount's own quota", () => {
 
   it("asks only the written mount's store for its usage: the other mount sees no call", async () => {
     const { home, team, memory } = table();
-    home.calls.length = 0;
-    team.calls.length = 0;
+    home.names.length = 0;
+    team.names.length = 0;
     await create(memory, "/memories/team/a.md", "a");
-    expect(home.calls).toEqual([]);
-    expect(team.calls).toEqual(["usage", "write"]);
-    team.calls.length = 0;
+    expect(home.names).toEqual([]);
+    expect(team.names).toEqual(["usage", "write"]);
+    team.names.length = 0;
     await create(memory, "/memories/a.md", "a");
-    expect(team.calls).toEqual([]);
-    expect(home.calls).toEqual(["write"]);
+    expect(team.names).toEqual([]);
+    expect(home.names).toEqual(["write"]);
   });
 
   it("is checked after the table-wide quota, which keeps limiting the whole table", async () => {
@@ -188,12 +172,12 @@ describe("a mount's own guard", () => {
       "/memories/team": { store: team, guard: EMAIL },
     });
     expect((await create(memory, "/memories/team/a.md", "plain\n")).isError).toBe(false);
-    team.calls.length = 0;
+    team.names.length = 0;
     expect(await create(memory, "/memories/team/b.md", "x\nbob@example.com\n")).toEqual({
       content: refused("/memories/team/b.md", 2, "an email address"),
       isError: true,
     });
-    expect(team.calls).toEqual([]);
+    expect(team.names).toEqual([]);
     const edit = await executeCommand(memory, {
       command: "insert",
       path: "/memories/team/a.md",
