@@ -18,14 +18,14 @@ export interface Policy {
 /**
  * The policy for a write at the canonical `path` of `store`: `table` (from `executeCommand`'s options)
  * with the owning mount's own policies applied. A mount's `quota` is checked after the table's, against
- * the usage of that mount's store alone; a mount's `guard` replaces the table's. `table` itself when the
- * store has no mounts or the mount sets neither.
+ * the usage of that mount's store alone; a mount's `guard` replaces the table's. `null` when the store
+ * has no mounts or the mount sets neither: `table` then holds as it is.
  */
-export function mountPolicy(store: MemoryStore, path: string, table: Policy): Policy {
+export function mountPolicy(store: MemoryStore, path: string, table: Policy): Policy | null {
   const mounts = mountsOf(store);
-  if (!mounts) return table;
+  if (!mounts) return null;
   const mount = ownerOf(mounts, path);
-  if (mount.quota === undefined && mount.guard === undefined) return table;
+  if (mount.quota === undefined && mount.guard === undefined) return null;
   return {
     quota:
       mount.quota === undefined ? table.quota : bothQuotas(table.quota, quotaFor(mount.store, mount.quota)),
