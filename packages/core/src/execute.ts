@@ -8,6 +8,7 @@ import { isStoreError, safeReason } from "./failure.js";
 import { isImagePath, renderImage, type ToolImage } from "./image.js";
 import { renderListing } from "./listing.js";
 import { msg } from "./messages.js";
+import { mountPolicy } from "./mounts/policy.js";
 import { mountRefusal } from "./mounts/refusals.js";
 import { type Command, parseCommand } from "./parse.js";
 import { validatePath } from "./path.js";
@@ -203,6 +204,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
       if (!to.ok) return fail(to.error);
       const mounted = mountRefusal(store, "rename", [from.path, to.path]);
       if (mounted) return fail(mounted);
+      Object.assign(settings, mountPolicy(store, to.path, settings));
       const secret = guardPath(settings.guard, to.path);
       if (secret) return fail(secret);
       const renamed = await runRename(store, from.path, to.path, context);
@@ -218,6 +220,7 @@ async function dispatch(store: MemoryStore, input: unknown, options: ExecuteOpti
     subject = checked.path;
     const mounted = mountRefusal(store, command.command, [checked.path]);
     if (mounted) return fail(mounted);
+    if (command.command !== "view") Object.assign(settings, mountPolicy(store, checked.path, settings));
     const secret = command.command === "create" ? guardPath(settings.guard, checked.path) : null;
     if (secret) return fail(secret);
     const result = await run(store, { ...command, path: checked.path }, settings);

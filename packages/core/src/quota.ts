@@ -138,6 +138,40 @@ export function quotaFor(store: MemoryStore, options: QuotaOptions): Quota | nul
 }
 
 /**
+ * Two quotas at once: `outer` (a mount table's) checked first, then `inner` (one mount's, measured on its
+ * own store). `null` when both are. Its `limits` are `outer`'s: a store with `writeWithinQuota` measures
+ * itself, which only the table can be, so `inner` is then checked from its own usage in `usage()`.
+ */
+export function bothQuotas(outer: Quota | null, inner: Quota | null): Quota | null {
+  if (!outer || !inner) return outer ?? inner;
+  // The inner usage travels with the outer one it was taken with.
+  const taken = new WeakMap<Usage, Usage>();
+  const createRefusal = (path: string, now: Usage, size: number): string | null => {
+    const own = taken.get(now);
+    return outer.createRefusal(path, now, size) ?? (own ? inner.createRefusal(path, own, size) : null);
+  };
+  const usage = async (): Promise<Usage> => {
+    const [o, i] = await Promise.all([outer.usage(), inner.usage()]);
+    const now = { ...o };
+    taken.set(now, i);
+    return now;
+  };
+  return {
+    limits: outer.limits,
+    limitsBytes: outer.limitsBytes || inner.limitsBytes,
+    usage,
+    createRefusal,
+    async create(path, size) {
+      return createRefusal(path, await usage(), size);
+    },
+    edit(path, now, before, after) {
+      const own = taken.get(now);
+      return outer.edit(path, now, before, after) ?? (own ? inner.edit(path, own, before, after) : null);
+    },
+  };
+}
+
+/**
  * The command's own refusal of a `create` that a quota would refuse (SPEC §7: the command's checks come
  * first): something already at `path`, or a file among its ancestors. Only asked on the refusal path.
  */

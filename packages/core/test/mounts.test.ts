@@ -9,22 +9,7 @@ import {
   mountStores,
   StoreFailureError,
 } from "../src/index.js";
-
-/** Counts every call that reaches the store. */
-class CountingStore extends ForwardingStore {
-  calls = 0;
-  constructor(inner: MemoryStore) {
-    super(inner);
-    for (const name of ["read", "stat", "list", "write", "delete", "rename", "usage", "files"] as const) {
-      const own = (this as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
-      if (typeof own !== "function") continue;
-      (this as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-        this.calls += 1;
-        return own.apply(this, args);
-      };
-    }
-  }
-}
+import { CountingStore } from "./helpers/counting-store.js";
 
 /** A store whose every call fails, as an unreachable server does. */
 class DownStore extends ForwardingStore {

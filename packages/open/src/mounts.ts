@@ -4,7 +4,15 @@
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { InMemoryStore, type MemoryStore, type MountAccess, type MountTable, mountStores } from "@mem/core";
+import {
+  InMemoryStore,
+  type MemoryStore,
+  type MountAccess,
+  type MountTable,
+  mountStores,
+  type QuotaOptions,
+  type SensitiveOptions,
+} from "@mem/core";
 import { StoreUrlError } from "./errors.js";
 import { type OpenStoreOptions, openStore, scopeTo } from "./open.js";
 import { TenantUrlStore } from "./tenant-url.js";
@@ -15,19 +23,23 @@ export interface MountFileEntry {
   url: string;
   access?: MountAccess;
   instructions?: string;
+  /** The mount's own quota (`{ "maxFiles": 100, "maxTotalBytes": 1000000 }`), as in `mountStores`. */
+  quota?: QuotaOptions;
+  /** The mount's own sensitive-data guard (`false`, or `{ "mode": "redact", "detectors": { ... } }`). */
+  guard?: SensitiveOptions | false;
 }
 
 /** The placeholder a per-tenant mount's URL holds. */
 export const TENANT_PLACEHOLDER = "{tenant}";
 
-const KEYS = new Set(["url", "access", "instructions"]);
+const KEYS = new Set(["url", "access", "instructions", "quota", "guard"]);
 
 const problem = (file: string, what: string): StoreUrlError =>
   new StoreUrlError(`Mount table ${file}: ${what}`);
 
 /**
  * Checks the parsed contents of a mount table file: an object of mount points, each `{ url, access?,
- * instructions? }`. Throws `StoreUrlError` naming the mount otherwise (mount points themselves are checked
+ * instructions?, quota?, guard? }`. Throws `StoreUrlError` naming the mount otherwise (mount points themselves are checked
  * by `mountStores`).
  */
 export function parseMountTable(value: unknown, file = "mounts.json"): Record<string, MountFileEntry> {
@@ -45,7 +57,7 @@ export function parseMountTable(value: unknown, file = "mounts.json"): Record<st
     if (unknown !== undefined) {
       throw problem(
         file,
-        `the mount ${JSON.stringify(mount)} has an unknown field ${JSON.stringify(unknown)} (use url, access, instructions)`,
+        `the mount ${JSON.stringify(mount)} has an unknown field ${JSON.stringify(unknown)} (use url, access, instructions, quota, guard)`,
       );
     }
     if (typeof (entry as { url?: unknown }).url !== "string" || (entry as { url: string }).url === "") {
@@ -125,6 +137,8 @@ const mountOf = (store: MemoryStore, entry: MountFileEntry, perTenant: boolean):
   perTenant,
   ...(entry.access === undefined ? {} : { access: entry.access }),
   ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
+  ...(entry.quota === undefined ? {} : { quota: entry.quota }),
+  ...(entry.guard === undefined ? {} : { guard: entry.guard }),
 });
 
 /** `mountStores(table)`, its `TypeError` as a `StoreUrlError` naming the file. */
@@ -160,5 +174,5 @@ async function perTenant(url: string, context: OpenStoreOptions): Promise<Memory
     }
     return store;
   }
-  return new TenantUrlStore(url, (u) => openStore(u, context));
+  return new TenantUrlStore(url, (u) => openStore(u, context), context.cwd);
 }

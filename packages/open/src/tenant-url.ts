@@ -15,11 +15,14 @@ import {
   type Stat,
   StoreFailureError,
   type SweepResult,
+  type TenantPage,
+  type TenantsOptions,
   type Usage,
   usageOf,
   type Version,
   type WriteCondition,
 } from "@mem/core";
+import { tenantLister } from "./tenant-files.js";
 
 const UNSCOPED = "this memory is kept per tenant, and no tenant was given";
 
@@ -91,14 +94,20 @@ class LazyTenantStore implements MemoryStore {
   }
 }
 
-/** The unscoped side of a `{tenant}` mount: empty, refusing writes; `scope(tenant)` is the tenant's store. */
+/**
+ * The unscoped side of a `{tenant}` mount: empty, refusing writes; `scope(tenant)` is the tenant's store.
+ * `tenants()` is there when `{tenant}` names a local file or directory (see `tenantLister`).
+ */
 export class TenantUrlStore implements MemoryStore {
   readonly #url: string;
   readonly #open: (url: string) => Promise<MemoryStore>;
+  readonly tenants?: (options?: TenantsOptions) => Promise<TenantPage>;
 
-  constructor(url: string, open: (url: string) => Promise<MemoryStore>) {
+  constructor(url: string, open: (url: string) => Promise<MemoryStore>, cwd?: string) {
     this.#url = url;
     this.#open = open;
+    const tenants = cwd === undefined ? undefined : tenantLister(url, cwd);
+    if (tenants) this.tenants = tenants;
   }
 
   scope(tenant: string): MemoryStore {

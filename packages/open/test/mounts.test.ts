@@ -103,6 +103,73 @@ describe("openMounts", () => {
     }
   });
 
+  it("lists the tenants of {tenant} mounts named by file or directory, from the names in their folder", async () => {
+    const { dir, file } = tableFile({
+      "/memories": { url: "sqlite:./users/{tenant}.db" },
+      "/memories/home": { url: "fs:./homes/h-{tenant}" },
+      "/memories/team": { url: "fs:./team", access: "read_only" },
+    });
+    const memory = await openMounts(file, { cwd: dir, env: {} });
+    const [alice, bob, carol] = ["alice", "bob", "carol"].map((t) => memory.scope?.(t) as MemoryStore);
+    try {
+      expect(await memory.tenants?.()).toEqual({ tenants: [] });
+      mkdirSync(join(dir, "config", "users"));
+      expect(
+        await run(carol as MemoryStore, { command: "create", path: "/memories/a.md", file_text: "c" }),
+      ).toBe("File created successfully at: /memories/a.md");
+      await run(bob as MemoryStore, { command: "create", path: "/memories/home/b.md", file_text: "b" });
+      await run(bob as MemoryStore, { command: "create", path: "/memories/b.md", file_text: "b" });
+      await run(alice as MemoryStore, {
+        command: "create",
+        path: "/memories/home/a.md",
+        file_text: "a",
+      });
+      // Names that do not fit, or are no tenant id, are no tenants.
+      writeFileSync(join(dir, "config", "users", "notes.txt"), "x");
+      writeFileSync(join(dir, "config", "users", "bad name.db"), "x");
+      mkdirSync(join(dir, "config", "users", "dir.db"));
+      writeFileSync(join(dir, "config", "homes", "h-file"), "x");
+      mkdirSync(join(dir, "config", "homes", "other"));
+      expect(await memory.tenants?.()).toEqual({
+        tenants: [{ id: "alice" }, { id: "bob" }, { id: "carol" }],
+      });
+      expect(await memory.tenants?.({ limit: 1 })).toEqual({ tenants: [{ id: "alice" }], next: "alice" });
+      expect(await memory.tenants?.({ after: "alice", limit: 1 })).toEqual({
+        tenants: [{ id: "bob" }],
+        next: "bob",
+      });
+      expect(await memory.tenants?.({ after: "bob" })).toEqual({ tenants: [{ id: "carol" }] });
+    } finally {
+      for (const scope of [alice, bob, carol]) await scope?.close?.();
+      await memory.close?.();
+    }
+  });
+
+  it("gives each mount the quota and guard its entry sets", async () => {
+    const { dir, file } = tableFile({
+      "/memories": { url: "sqlite:./me.db", guard: { detectors: { email: true } } },
+      "/memories/scratch": { url: "fs:./scratch", quota: { maxFiles: 1 }, guard: false },
+    });
+    const memory = await openMounts(file, { cwd: dir, env: {} });
+    try {
+      const text = "ann@example.com\n";
+      expect(await run(memory, { command: "create", path: "/memories/a.md", file_text: text })).toBe(
+        "Error: Refused to write /memories/a.md: line 1 looks like an email address. Do not store secrets or personal data in memory.",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/scratch/a.md", file_text: text })).toBe(
+        "File created successfully at: /memories/scratch/a.md",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/scratch/b.md", file_text: "b" })).toBe(
+        "Error: Cannot create /memories/scratch/b.md: memory already holds 1 files, the limit is 1. Delete or merge files first.",
+      );
+      expect(await run(memory, { command: "create", path: "/memories/b.md", file_text: "b" })).toBe(
+        "File created successfully at: /memories/b.md",
+      );
+    } finally {
+      await memory.close?.();
+    }
+  });
+
   const bad: [unknown, RegExp][] = [
     ["{", /is not valid JSON/],
     [[], /must hold a JSON object/],
@@ -114,6 +181,8 @@ describe("openMounts", () => {
       /"\/memories\/x" has an unknown access/,
     ],
     [{ "/memories": { url: "nope:./a" } }, /Unknown store URL scheme "nope:"/],
+    [{ "/memories": { url: "sqlite:./a.db", quota: { maxFiles: -1 } } }, /"\/memories" has a bad quota/],
+    [{ "/memories": { url: "sqlite:./a.db", guard: { mode: "hide" } } }, /"\/memories" has a bad guard/],
   ];
   for (const [table, message] of bad) {
     it(`refuses ${JSON.stringify(table)}`, async () => {

@@ -50,6 +50,14 @@ const outerError = (mount: string, error: unknown): unknown => {
   return error;
 };
 
+/** A mount as `mounts` describes it: without its store and its policies. */
+const infoOf = ({ path, access, instructions, perTenant }: Mount): MountInfo => ({
+  path,
+  access,
+  ...(instructions === undefined ? {} : { instructions }),
+  perTenant,
+});
+
 const every = (mounts: readonly Mount[], has: (store: MemoryStore) => boolean): boolean =>
   mounts.every((m) => has(m.store));
 
@@ -106,9 +114,7 @@ export class MountedStore implements MemoryStore {
 
   /** The mounts, by mount point in byte order, without their stores. */
   get mounts(): readonly MountInfo[] {
-    return [...this.#mounts]
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .map(({ store: _store, ...info }) => info);
+    return [...this.#mounts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map(infoOf);
   }
 
   /**
@@ -117,8 +123,7 @@ export class MountedStore implements MemoryStore {
    */
   mountOf(path: string): { mount: MountInfo; store: MemoryStore; path: string } {
     const { mount, path: p } = this.#route(path);
-    const { store, ...info } = mount;
-    return { mount: info, store, path: p };
+    return { mount: infoOf(mount), store: mount.store, path: p };
   }
 
   /** True when `path` is a mount point other than `/memories`, or a directory above one. */

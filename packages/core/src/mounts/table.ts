@@ -1,5 +1,7 @@
 /** The mount table of `mountStores`: its types, and the checks that refuse a bad table at construction. */
 import { validatePath } from "../path.js";
+import { checkQuotaOptions, type QuotaOptions } from "../quota.js";
+import { resolveGuard, type SensitiveOptions } from "../sensitive/guard.js";
 import type { MemoryStore } from "../store.js";
 import { isListedName, isSameOrInside, ROOT, segmentsOf } from "../tree.js";
 
@@ -20,6 +22,18 @@ export interface MountOptions {
    * and never purged. Default `false`.
    */
   perTenant?: boolean;
+  /**
+   * This mount's own quota, measured on its store alone (per tenant, for a `perTenant` mount): a write
+   * into the mount that would go beyond it is refused with SPEC §7's quota result, naming the path as
+   * the model sees it. Checked after `executeCommand`'s `maxFiles`/`maxTotalBytes`, which keep limiting
+   * the whole table. Unset: no limit of its own.
+   */
+  quota?: QuotaOptions;
+  /**
+   * The sensitive-data guard for writes into this mount, in place of `executeCommand`'s `sensitive`
+   * option (same shape; `false` turns it off here). Unset: the table's guard.
+   */
+  guard?: SensitiveOptions | false;
 }
 
 /** Mount points (`/memories` and directories beneath it) → what is mounted there. */
@@ -37,6 +51,8 @@ export interface MountInfo {
 /** A checked mount: its description and its store. */
 export interface Mount extends MountInfo {
   readonly store: MemoryStore;
+  readonly quota?: QuotaOptions;
+  readonly guard?: SensitiveOptions | false;
 }
 
 const ACCESS: readonly string[] = ["read_write", "read_only"];
@@ -62,11 +78,38 @@ function mountPoint(raw: string, reserved: (name: string) => boolean): string {
   return checked.path;
 }
 
+/** The mount's `quota`, or the `TypeError` that names the mount and the option. */
+const checkQuota = (raw: string, quota: unknown): QuotaOptions => {
+  if (typeof quota !== "object" || quota === null || Array.isArray(quota)) {
+    throw refuse(raw, "has a quota that is not an object { maxFiles?, maxTotalBytes? }");
+  }
+  try {
+    checkQuotaOptions(quota as QuotaOptions);
+  } catch (error) {
+    throw refuse(raw, `has a bad quota: quota.${(error as Error).message}`);
+  }
+  const { maxFiles, maxTotalBytes } = quota as QuotaOptions;
+  return {
+    ...(maxFiles === undefined ? {} : { maxFiles }),
+    ...(maxTotalBytes === undefined ? {} : { maxTotalBytes }),
+  };
+};
+
+/** The mount's `guard`, resolved once here so that a bad one fails at construction. */
+const checkGuard = (raw: string, guard: unknown): SensitiveOptions | false => {
+  try {
+    resolveGuard(guard as SensitiveOptions | false);
+  } catch (error) {
+    throw refuse(raw, `has a bad guard: ${(error as Error).message.replace(/^sensitive/, "guard")}`);
+  }
+  return guard as SensitiveOptions | false;
+};
+
 const checkEntry = (raw: string, entry: unknown): Omit<Mount, "path"> => {
   if (typeof entry !== "object" || entry === null || Array.isArray(entry)) {
     throw refuse(raw, "must be an object with a store");
   }
-  const { store, access, instructions, perTenant } = entry as Record<string, unknown>;
+  const { store, access, instructions, perTenant, quota, guard } = entry as Record<string, unknown>;
   const candidate = store as Partial<MemoryStore> | null | undefined;
   if (
     typeof candidate !== "object" ||
@@ -91,6 +134,8 @@ const checkEntry = (raw: string, entry: unknown): Omit<Mount, "path"> => {
     access: (access as MountAccess | undefined) ?? "read_write",
     ...(instructions === undefined ? {} : { instructions }),
     perTenant: perTenant === true,
+    ...(quota === undefined ? {} : { quota: checkQuota(raw, quota) }),
+    ...(guard === undefined ? {} : { guard: checkGuard(raw, guard) }),
   };
 };
 
