@@ -32,10 +32,12 @@ describe("public surface", { timeout: 120_000 }, () => {
       "SchemeFactory",
       "SchemeOptions",
       "SqliteSpec",
+      "StoreCount",
       "StoreSetupError",
       "StoreSpec",
       "StoreUrlError",
       "TENANT_PLACEHOLDER",
+      "countStore",
       "decodeKey",
       "describeStore",
       "importAdapter",
@@ -47,6 +49,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "parseStoreUrl",
       "registerScheme",
       "storeUrlForms",
+      "withKeptHistory",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);
   });
