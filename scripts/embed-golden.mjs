@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Embeds @mem/conformance's golden transcripts (every `golden/*.json`, whoever added it) in a TypeScript
+// Embeds @mem/conformance's golden transcripts (every `golden/*.json` and `golden/search/*.json`, whoever
+// added it) in a TypeScript
 // module, so that the suite loads them without `node:fs` and runs where there is no file system (a
 // Worker inside workerd, a bundled application). The texts are embedded as written; the loader parses
 // and checks them exactly as it does files read from disk.
@@ -9,15 +10,19 @@
 // build step; the build regenerates it, and a test of the package fails when it is stale.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
-const names = readdirSync("golden")
-  .filter((file) => file.endsWith(".json"))
-  .sort();
-const entries = names.map(
-  (file) => `  [${JSON.stringify(file)}, ${JSON.stringify(readFileSync(`golden/${file}`, "utf8"))}],`,
-);
+/** The entries of one folder's `*.json` files, in name order. */
+const entriesOf = (dir) =>
+  readdirSync(dir)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((file) => `  [${JSON.stringify(file)}, ${JSON.stringify(readFileSync(`${dir}/${file}`, "utf8"))}],`)
+    .join("\n");
+
 writeFileSync(
   "src/golden/transcripts.generated.ts",
-  "// Generated from golden/*.json by scripts/embed-golden.mjs (the package's `generate` script): edit those files.\n" +
+  "// Generated from golden/*.json and golden/search/*.json by scripts/embed-golden.mjs (the package's `generate` script): edit those files.\n" +
     "/** Every golden transcript file: its name and its text, in name order. */\n" +
-    `export const goldenFiles: ReadonlyArray<readonly [string, string]> = [\n${entries.join("\n")}\n];\n`,
+    `export const goldenFiles: ReadonlyArray<readonly [string, string]> = [\n${entriesOf("golden")}\n];\n` +
+    "/** Every `memory_search` transcript file (golden/search): its name and its text, in name order. */\n" +
+    `export const searchGoldenFiles: ReadonlyArray<readonly [string, string]> = [\n${entriesOf("golden/search")}\n];\n`,
 );

@@ -6,7 +6,7 @@
  */
 import { resolveGuard, type SensitiveOptions } from "@mem/core";
 import type { ContentSpec } from "./content.js";
-import { goldenFiles } from "./golden/transcripts.generated.js";
+import { goldenFiles, searchGoldenFiles } from "./golden/transcripts.generated.js";
 
 /** The `executeCommand` options a transcript may set (small limits keep budget tests cheap). */
 export interface TranscriptOptions {
@@ -111,6 +111,10 @@ const parseFile = (name: string, text: string, source: string): GoldenTranscript
  * for (const t of loadGoldenTranscripts()) console.log(t.name, t.steps.length);
  * ```
  */
+/** The `memory_search` transcripts shipped with this package (`golden/search/`), embedded like the others. */
+export const loadSearchTranscripts = (): GoldenTranscript[] =>
+  searchGoldenFiles.map(([file, text]) => parseFile(file, text, `${goldenDirectory}search/${file}`));
+
 export function loadGoldenTranscripts(directory?: string): GoldenTranscript[] {
   if (directory === undefined) {
     return goldenFiles.map(([file, text]) => parseFile(file, text, `${goldenDirectory}${file}`));

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { goldenFiles } from "../src/golden/transcripts.generated.js";
+import { goldenFiles, searchGoldenFiles } from "../src/golden/transcripts.generated.js";
 import { loadGoldenTranscripts } from "../src/index.js";
 
 const golden = new URL("../golden/", import.meta.url);
@@ -13,6 +13,13 @@ describe("the embedded golden transcripts", () => {
       .map((file) => [file, readFileSync(new URL(file, golden), "utf8")]);
     expect(goldenFiles.map(([file]) => file)).toEqual(onDisk.map(([file]) => file));
     expect(goldenFiles).toEqual(onDisk);
+    const search = new URL("search/", golden);
+    const searchOnDisk = readdirSync(search)
+      .filter((file) => file.endsWith(".json"))
+      .sort()
+      .map((file) => [file, readFileSync(new URL(file, search), "utf8")]);
+    expect(searchOnDisk.length).toBeGreaterThan(0);
+    expect(searchGoldenFiles).toEqual(searchOnDisk);
   });
 
   it("load without a directory exactly as the directory loads", () => {

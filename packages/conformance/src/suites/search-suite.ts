@@ -3,14 +3,13 @@
  * `executeSearch` (steps with a `command` go to `executeCommand`, to change files between searches), and
  * the same hits through the store's own index and through core's fallback.
  */
-import { join } from "node:path";
 import { executeCommand, executeSearch, type MemoryStore, searchMemory } from "@mem/core";
-import { goldenDirectory, loadGoldenTranscripts } from "../golden.js";
+import { loadSearchTranscripts } from "../golden.js";
 import { playTranscript } from "../transcript.js";
 import type { Harness } from "./harness.js";
 
 /** The search transcripts shipped with this package, in the golden format. */
-export const searchTranscripts = () => loadGoldenTranscripts(join(goldenDirectory, "search"));
+export const searchTranscripts = loadSearchTranscripts;
 
 const isCommand = (input: unknown): boolean =>
   typeof input === "object" && input !== null && Object.hasOwn(input, "command");
