@@ -1,4 +1,9 @@
-import { loadGoldenTranscripts, playTranscript } from "@mem/conformance";
+import {
+  loadGoldenTranscripts,
+  loadSearchTranscripts,
+  playTranscript,
+  searchExecutor,
+} from "@mem/conformance";
 import { InMemoryStore, isStoreError, type StoreFailureError } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTED_MAX_CONTENT_BYTES } from "../src/index.js";
@@ -57,5 +62,30 @@ describe("golden transcripts on AnthropicMemoryStore", () => {
 
   for (const t of transcripts.filter((t) => held.has(t.name))) {
     it(t.description ? `${t.name}: ${t.description}` : t.name, () => playTranscript(hosted.store(), t));
+  }
+});
+
+const searches = loadSearchTranscripts();
+const heldSearches = new Set<string>();
+for (const t of searches) if (await holds(t)) heldSearches.add(t.name);
+
+describe("memory_search transcripts on AnthropicMemoryStore", () => {
+  it("holds the seed files of all but the transcripts of other bytes", async () => {
+    let heldOut = 0;
+    for (const t of searches) {
+      if (heldSearches.has(t.name)) continue;
+      heldOut += 1;
+      const store = hosted.store();
+      const refused = await playTranscript(store, t, searchExecutor(store)).catch((error: unknown) => error);
+      expect(isStoreError(refused, "STORE_FAILURE"), t.name).toBe(true);
+    }
+    expect(heldOut).toBeLessThan(searches.length);
+  });
+
+  for (const t of searches.filter((t) => heldSearches.has(t.name))) {
+    it(`${t.name}: ${t.description}`, async () => {
+      const store = hosted.store();
+      await playTranscript(store, t, searchExecutor(store));
+    });
   }
 });

@@ -6,6 +6,7 @@ export {
   goldenDirectory,
   isObjectInput,
   loadGoldenTranscripts,
+  loadSearchTranscripts,
   objectInputsOnly,
   parseGoldenTranscript,
   type TranscriptOptions,
@@ -20,4 +21,5 @@ export {
 export type { ConformanceRunner } from "./runner.js";
 export type { RawRecord } from "./suites/erasure-suite.js";
 export { FakeClock } from "./suites/expiry-suite.js";
+export { searchExecutor } from "./suites/search-suite.js";
 export { playTranscript, type TranscriptExecutor } from "./transcript.js";

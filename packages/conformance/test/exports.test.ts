@@ -26,10 +26,12 @@ describe("public surface", { timeout: 120_000 }, () => {
       "goldenDirectory",
       "isObjectInput",
       "loadGoldenTranscripts",
+      "loadSearchTranscripts",
       "objectInputsOnly",
       "parseGoldenTranscript",
       "playTranscript",
       "runConformance",
+      "searchExecutor",
     ]);
     expect(undocumentedNames(readme, names)).toEqual([]);
   });

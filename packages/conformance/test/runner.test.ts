@@ -122,7 +122,7 @@ describe("runConformance with the runner's functions", () => {
       expect(seen.describes, JSON.stringify(options)).toEqual([]);
     }
     expect(() => runConformance({ ...target, skip: ["quota", "erasur" as never] })).toThrow(
-      'runConformance: option "skip" lists "erasur", not a suite; the suites are golden, reserved, failure, concurrency, hostile, quota, tenants, expiry, erasure, search',
+      'runConformance: option "skip" lists "erasur", not a suite; the suites are golden, reserved, failure, concurrency, hostile, quota, tenants, expiry, erasure, mounts, search',
     );
   });
 

@@ -5,7 +5,7 @@
  */
 import { executeCommand, executeSearch, type MemoryStore, searchMemory } from "@mem/core";
 import { loadSearchTranscripts } from "../golden.js";
-import { playTranscript } from "../transcript.js";
+import { playTranscript, type TranscriptExecutor } from "../transcript.js";
 import type { Harness } from "./harness.js";
 
 /** The search transcripts shipped with this package, in the golden format. */
@@ -13,6 +13,17 @@ export const searchTranscripts = loadSearchTranscripts;
 
 const isCommand = (input: unknown): boolean =>
   typeof input === "object" && input !== null && Object.hasOwn(input, "command");
+
+/**
+ * How a `memory_search` transcript is played on `store`: steps with a `command` through `executeCommand`
+ * (to change files between searches), the others through `executeSearch`.
+ */
+export const searchExecutor =
+  (store: MemoryStore): TranscriptExecutor =>
+  (input, options) =>
+    isCommand(input)
+      ? executeCommand(store, input, options)
+      : executeSearch(store, input, options.viewCharLimit ? { viewCharLimit: options.viewCharLimit } : {});
 
 /** The store without its own `search()`: what core's fallback finds. */
 const withoutIndex = (store: MemoryStore): MemoryStore =>
@@ -30,22 +41,7 @@ export function searchSuite<S extends MemoryStore>(harness: Harness<S>, tenants:
     for (const transcript of searchTranscripts()) {
       it(
         `${transcript.name}: ${transcript.description}`,
-        () =>
-          harness.withStore((store) =>
-            playTranscript(
-              store,
-              transcript,
-              (input, options) =>
-                isCommand(input)
-                  ? executeCommand(store, input, options)
-                  : executeSearch(
-                      store,
-                      input,
-                      options.viewCharLimit ? { viewCharLimit: options.viewCharLimit } : {},
-                    ),
-              expect,
-            ),
-          ),
+        () => harness.withStore((store) => playTranscript(store, transcript, searchExecutor(store), expect)),
         harness.timeout,
       );
     }
