@@ -328,7 +328,7 @@ describe("mem mcp, store and options", () => {
         expect((await metrics(tenant)).status).toBe(401);
         const scraped = await metrics(operator);
         expect(scraped.status).toBe(200);
-        expect(await scraped.text()).toContain("memory_command_duration_seconds_count");
+        expect(await scraped.text()).toContain("# TYPE memory_command_duration_seconds histogram");
       } finally {
         const closed = new Promise((resolve) => child.on("close", resolve));
         child.kill("SIGTERM");
