@@ -1,0 +1,117 @@
+import { readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { executeCommand, type MemoryStore } from "@mem/core";
+import { exitOf, outputOf, startFixture, stopFixtures, waitForLine } from "@mem/testkit";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteStore } from "../src/index.js";
+import { freshDiskPath } from "./helpers.js";
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+afterAll(stopFixtures);
+
+const ERASING = "Error: This memory is being erased; nothing was changed.";
+
+const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
+  const result = await executeCommand(store, input);
+  if (result.isError) throw new Error(result.content);
+};
+
+const raw = <T>(path: string, use: (db: Database.Database) => T): T => {
+  const db = new Database(path);
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+};
+
+describe("the erasure fence in the database", () => {
+  it(
+    "refuses every write of another process to the fenced tenant and its nested tenants until the purge is re-run",
+    { timeout: 120_000 },
+    async () => {
+      const path = freshDiskPath();
+      const store = new SqliteStore({ path });
+      const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
+      for (const scope of Object.values(scopes)) {
+        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+      }
+      // What a purge that crashed between its two transactions leaves in the file: the fence, up.
+      raw(path, (db) => db.prepare("INSERT INTO mem_fences (tenant) VALUES ('t')").run());
+      const refused = (tenant: string) =>
+        outputOf(startFixture(packageDir, "fence-writer.ts", [path, tenant, "commands"])).then((out) =>
+          out
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line) as { isError: boolean; content: string }),
+        );
+      const fenced = { isError: true, content: ERASING };
+      expect(await refused("t")).toEqual(Array(5).fill(fenced));
+      expect(await refused("t/n")).toEqual(Array(5).fill(fenced));
+      const other = await refused("u");
+      expect(other.map((r) => r.isError)).toEqual([false, false, false, false, true]);
+      // Nothing changed in the fenced tenants.
+      for (const scope of [scopes.t, scopes["t/n"]]) {
+        const files = await scope.files();
+        expect(files.map((f) => f.path)).toEqual(["/memories/a.md"]);
+        expect(new TextDecoder().decode((await scope.read("/memories/a.md"))?.data)).toBe("alpha\n");
+      }
+      // Running the purge again erases the tenant and ends the fence: writable again, from any process.
+      expect(await scopes.t.purge()).toEqual({ files: 2, bytes: 12 });
+      expect(raw(path, (db) => db.prepare("SELECT count(*) FROM mem_fences").pluck().get())).toBe(0);
+      const after = await outputOf(startFixture(packageDir, "fence-writer.ts", [path, "t", "commands"]));
+      expect(JSON.parse(after.split("\n")[0]!)).toEqual({
+        isError: false,
+        content: "File created successfully at: /memories/new.md",
+      });
+      await store.close();
+    },
+  );
+
+  it(
+    "leaves no file written before or during a purge when another process writes in a loop meanwhile",
+    { timeout: 180_000 },
+    async () => {
+      const path = freshDiskPath();
+      const store = new SqliteStore({ path });
+      const tenant = store.scope("racing");
+      const writer = startFixture(packageDir, "fence-writer.ts", [path, "racing", "loop", "8"]);
+      const done = outputOf(writer);
+      await waitForLine(writer, "ready");
+      const started = Date.now();
+      const purged = await tenant.purge();
+      writer.stdin?.write("stop\n");
+      const { acked, refused } = JSON.parse((await done).trim().split("\n").at(-1)!) as {
+        acked: [number, number][];
+        refused: number[];
+      };
+      expect(acked.length).toBeGreaterThanOrEqual(20);
+      expect(purged.files).toBeGreaterThanOrEqual(20);
+      // What may be left: writes acknowledged after the purge began (they landed after it), nothing else.
+      const after = new Set(acked.filter(([, at]) => at >= started).map(([i]) => i));
+      const before = acked.filter(([, at]) => at < started).map(([i]) => i);
+      expect(before.length).toBeGreaterThan(0);
+      const left = raw(path, (db) =>
+        db
+          .prepare("SELECT content FROM mem_files WHERE tenant = 'racing' AND kind = 'f'")
+          .pluck()
+          .all()
+          .map((content) => Number(/^pre(\d+)x/.exec((content as Buffer).toString())?.[1])),
+      );
+      expect(left.filter((i) => !after.has(i))).toEqual([]);
+      expect(left.filter((i) => refused.includes(i))).toEqual([]);
+      // And in the raw bytes of the file, once the write-ahead log is checkpointed into it.
+      await store.close();
+      raw(path, (db) => db.pragma("wal_checkpoint(TRUNCATE)"));
+      const remnants = [
+        ...readFileSync(path)
+          .toString("latin1")
+          .matchAll(/pre(\d+)x/g),
+      ].map((m) => Number(m[1]));
+      expect(remnants.filter((i) => !after.has(i))).toEqual([]);
+      expect(await exitOf(writer)).toMatchObject({ code: 0 });
+    },
+  );
+});
