@@ -1,0 +1,104 @@
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { executeCommand, type MemoryStore } from "@mem/core";
+import {
+  exitOf,
+  fenceMarkers,
+  fenceViolations,
+  fenceWriterSummary,
+  outputOf,
+  startFixture,
+  stopFixtures,
+  waitForLine,
+} from "@mem/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresStore } from "../src/index.js";
+import { TestPostgres } from "./helpers.js";
+
+const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
+let db: TestPostgres;
+beforeAll(async () => {
+  db = await TestPostgres.start();
+});
+afterAll(() => db?.stop());
+afterAll(stopFixtures);
+
+const ERASING = "Error: This memory is being erased; nothing was changed.";
+
+const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
+  const result = await executeCommand(store, input);
+  if (result.isError) throw new Error(result.content);
+};
+
+const writer = (table: string, tenant: string, ...mode: string[]) => {
+  const child = startFixture(packageDir, "fence-writer.ts", [table, tenant, ...mode]);
+  child.stdin?.write(`${db.server.url}\n`);
+  return child;
+};
+
+const results = async (table: string, tenant: string) => {
+  const child = writer(table, tenant, "commands");
+  child.stdin?.end();
+  return (await outputOf(child))
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { isError: boolean; content: string });
+};
+
+describe("the erasure fence in the table", () => {
+  it(
+    "refuses every write of another process to the fenced tenant and its nested tenants until the purge is re-run",
+    { timeout: 120_000 },
+    async () => {
+      const table = db.freshTable();
+      const store = new PostgresStore({ pool: db.pool(), table });
+      const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
+      for (const scope of Object.values(scopes)) {
+        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+      }
+      const rows = async () =>
+        (await db.sql(`SELECT tenant, path, kind, content FROM ${table} ORDER BY 1, 2`)).rows;
+      // What a purge interrupted after its first statement leaves in the table: the fence, up.
+      await db.sql(`INSERT INTO ${table} (tenant, path, kind) VALUES ('/t', '', 'e')`);
+      const before = await rows();
+      const fenced = { isError: true, content: ERASING };
+      expect(await results(table, "t")).toEqual(Array(5).fill(fenced));
+      expect(await results(table, "t/n")).toEqual(Array(5).fill(fenced));
+      expect((await results(table, "u")).map((r) => r.isError)).toEqual([false, false, false, false, true]);
+      // Nothing of the fenced tenants changed.
+      expect((await rows()).filter((r) => r.tenant !== "/u")).toEqual(
+        before.filter((r) => r.tenant !== "/u"),
+      );
+      // Running the purge again erases the tenant and removes the fence: writable again, from any process.
+      expect(await scopes.t.purge()).toEqual({ files: 2, bytes: 12 });
+      expect((await db.sql(`SELECT count(*)::int AS n FROM ${table} WHERE kind = 'e'`)).rows[0]?.n).toBe(0);
+      expect((await results(table, "t"))[0]).toEqual({
+        isError: false,
+        content: "File created successfully at: /memories/new.md",
+      });
+    },
+  );
+
+  it(
+    "leaves no file written before or during a purge when another process writes in a loop meanwhile",
+    { timeout: 180_000 },
+    async () => {
+      const table = db.freshTable();
+      const store = new PostgresStore({ pool: db.pool(), table });
+      const child = writer(table, "racing", "loop", "8");
+      const done = outputOf(child);
+      await waitForLine(child, "ready");
+      const started = Date.now();
+      const purged = await store.scope("racing").purge();
+      child.stdin?.end("stop\n");
+      const summary = fenceWriterSummary(await done);
+      expect(summary.acked.filter(([, at]) => at < started).length).toBeGreaterThanOrEqual(1);
+      expect(purged.files).toBeGreaterThanOrEqual(20);
+      const left = (
+        await db.sql(`SELECT content FROM ${table} WHERE tenant = '/racing' AND kind = 'f'`)
+      ).rows.flatMap((r) => fenceMarkers((r.content as Buffer).toString("latin1")));
+      expect(fenceViolations(summary, started, left)).toEqual([]);
+      expect(await exitOf(child)).toMatchObject({ code: 0 });
+    },
+  );
+});
