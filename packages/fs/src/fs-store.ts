@@ -65,7 +65,7 @@ import {
   syncAll,
 } from "./dir.js";
 import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
-import { isFenced } from "./fence.js";
+import { isFenced, raiseFence } from "./fence.js";
 import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
 import { type Claim, submit } from "./group.js";
 import { openEntry, readFileIn, readOpenFile, versionOf, writeAtomically } from "./io.js";
@@ -207,6 +207,12 @@ export class FsStore implements MemoryStore {
     const { dryRun } = purgeOptions(options);
     if ((this.#options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
     try {
+      if (!dryRun && lstatSync(this.root, { throwIfNoEntry: false })?.isDirectory()) {
+        // The fence first, then one turn of the tenant's lock: the changes holding it finish before the
+        // erasure, and those that take it later find the fence.
+        raiseFence(dirname(this.root), basename(this.root));
+        await this.#withRoot(async (root) => release(root, await acquire(root, this.#timing)));
+      }
       return await purgeTenant(dirname(this.root), basename(this.root), this.#resolution, dryRun);
     } catch (error) {
       throw toStoreFailure(error);

@@ -3,14 +3,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand, type MemoryStore } from "@mem/core";
 import {
+  allFenced,
   exitOf,
+  fenceCommandResults,
   fenceMarkers,
   fenceViolations,
-  fenceWriterSummary,
   outputOf,
+  raceFenceWriter,
   startFixture,
   stopFixtures,
-  waitForLine,
 } from "@mem/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { FsStore } from "../src/index.js";
@@ -18,8 +19,6 @@ import { tempDir } from "./helpers/files.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
-
-const ERASING = "Error: This memory is being erased; nothing was changed.";
 
 const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
   const result = await executeCommand(store, input);
@@ -34,10 +33,9 @@ const everything = (dir: string): { path: string; text: string }[] =>
     .map((path) => ({ path, text: readFileSync(path).toString("latin1") }));
 
 const results = async (root: string, tenant: string) =>
-  (await outputOf(startFixture(packageDir, "fence-writer.ts", [root, tenant, "commands"], "ignore")))
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { isError: boolean; content: string });
+  fenceCommandResults(
+    await outputOf(startFixture(packageDir, "fence-writer.ts", [root, tenant, "commands"], "ignore")),
+  );
 
 describe("the erasure fence beside the tenant's directory", () => {
   it(
@@ -55,9 +53,8 @@ describe("the erasure fence beside the tenant's directory", () => {
       // What a purge stopped before its rename leaves: the fence, up.
       writeFileSync(join(tenants, ".~mem-fence-t"), "");
       const before = dump().sort();
-      const fenced = { isError: true, content: ERASING };
-      expect(await results(root, "t")).toEqual(Array(5).fill(fenced));
-      expect(await results(root, "t/n")).toEqual(Array(5).fill(fenced));
+      expect(await results(root, "t")).toEqual(allFenced());
+      expect(await results(root, "t/n")).toEqual(allFenced());
       expect((await results(root, "u")).map((r) => r.isError)).toEqual([false, false, false, false, true]);
       expect(dump().sort()).toEqual(before);
       // Running the purge again erases the tenant and removes the fence: writable again.
@@ -77,12 +74,7 @@ describe("the erasure fence beside the tenant's directory", () => {
       const root = tempDir();
       const store = new FsStore({ root });
       const child = startFixture(packageDir, "fence-writer.ts", [root, "racing", "loop", "8"]);
-      const done = outputOf(child);
-      await waitForLine(child, "ready");
-      const started = Date.now();
-      const purged = await store.scope("racing").purge();
-      child.stdin?.end("stop\n");
-      const summary = fenceWriterSummary(await done);
+      const { summary, started, purged } = await raceFenceWriter(child, () => store.scope("racing").purge());
       expect(summary.acked.filter(([, at]) => at < started).length).toBeGreaterThanOrEqual(1);
       expect(purged.files).toBeGreaterThanOrEqual(20);
       const left = everything(join(root, ".~mem-tenants")).flatMap((f) => fenceMarkers(f.text));

@@ -2,14 +2,15 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand, type MemoryStore } from "@mem/core";
 import {
+  allFenced,
   exitOf,
+  fenceCommandResults,
   fenceMarkers,
   fenceViolations,
-  fenceWriterSummary,
   outputOf,
+  raceFenceWriter,
   startFixture,
   stopFixtures,
-  waitForLine,
 } from "@mem/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
@@ -22,8 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => db?.stop());
 afterAll(stopFixtures);
-
-const ERASING = "Error: This memory is being erased; nothing was changed.";
 
 const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
   const result = await executeCommand(store, input);
@@ -39,10 +38,7 @@ const writer = (table: string, tenant: string, ...mode: string[]) => {
 const results = async (table: string, tenant: string) => {
   const child = writer(table, tenant, "commands");
   child.stdin?.end();
-  return (await outputOf(child))
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { isError: boolean; content: string });
+  return fenceCommandResults(await outputOf(child));
 };
 
 describe("the erasure fence in the table", () => {
@@ -61,9 +57,8 @@ describe("the erasure fence in the table", () => {
       // What a purge interrupted after its first statement leaves in the table: the fence, up.
       await db.sql(`INSERT INTO ${table} (tenant, path, kind) VALUES ('/t', '', 'e')`);
       const before = await rows();
-      const fenced = { isError: true, content: ERASING };
-      expect(await results(table, "t")).toEqual(Array(5).fill(fenced));
-      expect(await results(table, "t/n")).toEqual(Array(5).fill(fenced));
+      expect(await results(table, "t")).toEqual(allFenced());
+      expect(await results(table, "t/n")).toEqual(allFenced());
       expect((await results(table, "u")).map((r) => r.isError)).toEqual([false, false, false, false, true]);
       // Nothing of the fenced tenants changed.
       expect((await rows()).filter((r) => r.tenant !== "/u")).toEqual(
@@ -86,12 +81,7 @@ describe("the erasure fence in the table", () => {
       const table = db.freshTable();
       const store = new PostgresStore({ pool: db.pool(), table });
       const child = writer(table, "racing", "loop", "8");
-      const done = outputOf(child);
-      await waitForLine(child, "ready");
-      const started = Date.now();
-      const purged = await store.scope("racing").purge();
-      child.stdin?.end("stop\n");
-      const summary = fenceWriterSummary(await done);
+      const { summary, started, purged } = await raceFenceWriter(child, () => store.scope("racing").purge());
       expect(summary.acked.filter(([, at]) => at < started).length).toBeGreaterThanOrEqual(1);
       expect(purged.files).toBeGreaterThanOrEqual(20);
       const left = (

@@ -2,14 +2,15 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand, type MemoryStore } from "@mem/core";
 import {
+  allFenced,
   exitOf,
+  fenceCommandResults,
   fenceMarkers,
   fenceViolations,
-  fenceWriterSummary,
   outputOf,
+  raceFenceWriter,
   startFixture,
   stopFixtures,
-  waitForLine,
 } from "@mem/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
@@ -22,8 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 afterAll(stopFixtures);
-
-const ERASING = "Error: This memory is being erased; nothing was changed.";
 
 const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
   const result = await executeCommand(store, input);
@@ -39,10 +38,7 @@ const writer = (prefix: string, tenant: string, ...mode: string[]) => {
 const results = async (prefix: string, tenant: string) => {
   const child = writer(prefix, tenant, "commands");
   child.stdin?.end();
-  return (await outputOf(child))
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { isError: boolean; content: string });
+  return fenceCommandResults(await outputOf(child));
 };
 
 describe("the erasure fence in Redis", () => {
@@ -65,9 +61,8 @@ describe("the erasure fence in Redis", () => {
       await client.set(`{${prefix}:tenant:t}:x`, "1");
       await client.set(`{${prefix}:tenant:t:tenant:n}:x`, "1");
       const before = (await dump()).sort();
-      const fenced = { isError: true, content: ERASING };
-      expect(await results(prefix, "t")).toEqual(Array(5).fill(fenced));
-      expect(await results(prefix, "t/n")).toEqual(Array(5).fill(fenced));
+      expect(await results(prefix, "t")).toEqual(allFenced());
+      expect(await results(prefix, "t/n")).toEqual(allFenced());
       expect((await results(prefix, "u")).map((r) => r.isError)).toEqual([false, false, false, false, true]);
       expect((await dump()).sort()).toEqual(before);
       // Running the purge again erases the tenants and removes the fences: writable again.
@@ -97,12 +92,7 @@ describe("the erasure fence in Redis", () => {
           });
       }
       const child = writer(prefix, "racing", "loop", "8");
-      const done = outputOf(child);
-      await waitForLine(child, "ready");
-      const started = Date.now();
-      const purged = await store.scope("racing").purge();
-      child.stdin?.end("stop\n");
-      const summary = fenceWriterSummary(await done);
+      const { summary, started, purged } = await raceFenceWriter(child, () => store.scope("racing").purge());
       expect(summary.acked.filter(([, at]) => at < started).length).toBeGreaterThanOrEqual(1);
       expect(purged.files).toBeGreaterThanOrEqual(200);
       const raw = (await dumpKeys([client])).filter((r) => r.key.includes(`{${prefix}:tenant:racing`));

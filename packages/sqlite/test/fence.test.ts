@@ -3,14 +3,15 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand, type MemoryStore } from "@mem/core";
 import {
+  allFenced,
   exitOf,
+  fenceCommandResults,
   fenceMarkers,
   fenceViolations,
-  fenceWriterSummary,
   outputOf,
+  raceFenceWriter,
   startFixture,
   stopFixtures,
-  waitForLine,
 } from "@mem/testkit";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,8 +20,6 @@ import { freshDiskPath } from "./helpers.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
-
-const ERASING = "Error: This memory is being erased; nothing was changed.";
 
 const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
   const result = await executeCommand(store, input);
@@ -49,16 +48,12 @@ describe("the erasure fence in the database", () => {
       }
       // What a purge that crashed between its two transactions leaves in the file: the fence, up.
       raw(path, (db) => db.prepare("INSERT INTO mem_fences (tenant) VALUES ('t')").run());
-      const refused = (tenant: string) =>
-        outputOf(startFixture(packageDir, "fence-writer.ts", [path, tenant, "commands"])).then((out) =>
-          out
-            .trim()
-            .split("\n")
-            .map((line) => JSON.parse(line) as { isError: boolean; content: string }),
+      const refused = async (tenant: string) =>
+        fenceCommandResults(
+          await outputOf(startFixture(packageDir, "fence-writer.ts", [path, tenant, "commands"])),
         );
-      const fenced = { isError: true, content: ERASING };
-      expect(await refused("t")).toEqual(Array(5).fill(fenced));
-      expect(await refused("t/n")).toEqual(Array(5).fill(fenced));
+      expect(await refused("t")).toEqual(allFenced());
+      expect(await refused("t/n")).toEqual(allFenced());
       const other = await refused("u");
       expect(other.map((r) => r.isError)).toEqual([false, false, false, false, true]);
       // Nothing changed in the fenced tenants.
@@ -70,8 +65,7 @@ describe("the erasure fence in the database", () => {
       // Running the purge again erases the tenant and ends the fence: writable again, from any process.
       expect(await scopes.t.purge()).toEqual({ files: 2, bytes: 12 });
       expect(raw(path, (db) => db.prepare("SELECT count(*) FROM mem_fences").pluck().get())).toBe(0);
-      const after = await outputOf(startFixture(packageDir, "fence-writer.ts", [path, "t", "commands"]));
-      expect(JSON.parse(after.split("\n")[0]!)).toEqual({
+      expect((await refused("t"))[0]).toEqual({
         isError: false,
         content: "File created successfully at: /memories/new.md",
       });
@@ -87,12 +81,7 @@ describe("the erasure fence in the database", () => {
       const store = new SqliteStore({ path });
       const tenant = store.scope("racing");
       const writer = startFixture(packageDir, "fence-writer.ts", [path, "racing", "loop", "8"]);
-      const done = outputOf(writer);
-      await waitForLine(writer, "ready");
-      const started = Date.now();
-      const purged = await tenant.purge();
-      writer.stdin?.write("stop\n");
-      const summary = fenceWriterSummary(await done);
+      const { summary, started, purged } = await raceFenceWriter(writer, () => tenant.purge());
       expect(summary.acked.filter(([, at]) => at < started).length).toBeGreaterThanOrEqual(1);
       expect(purged.files).toBeGreaterThanOrEqual(20);
       // What may be left: writes acknowledged after the purge began (they landed after it), nothing else.

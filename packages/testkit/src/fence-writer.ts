@@ -9,6 +9,9 @@
  * `{"acked": [[i, at]...], "refused": [i...]}`: the writes acknowledged with the wall clock at that moment,
  * and those refused as being erased.
  */
+import type { ChildProcess } from "node:child_process";
+import { outputOf, waitForLine } from "./fixtures.js";
+
 export interface FenceWriterOptions {
   readonly mode: "commands" | "loop";
   readonly writers: number;
@@ -80,3 +83,33 @@ export const fenceViolations = (
 /** The numbers `i` of every `pre{i}x` in `text` (a raw medium's bytes, as latin1). */
 export const fenceMarkers = (text: string): number[] =>
   [...text.matchAll(/pre(\d+)x/g)].map((m) => Number(m[1]));
+
+/** What the `commands` mode printed: one tool result per writing command. */
+export const fenceCommandResults = (output: string): { isError: boolean; content: string }[] =>
+  output
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { isError: boolean; content: string });
+
+/** A refused change as the tool answers it (SPEC §7), five times: the `commands` mode under a fence. */
+export const allFenced = (): { isError: boolean; content: string }[] =>
+  FENCE_COMMANDS.map(() => ({
+    isError: true,
+    content: "Error: This memory is being erased; nothing was changed.",
+  }));
+
+/**
+ * Races a purge against a `loop` fence writer: waits for its first writes, purges, stops it, and answers
+ * its summary, the instant the purge began and what the purge reported.
+ */
+export const raceFenceWriter = async <P>(
+  child: ChildProcess,
+  purge: () => Promise<P>,
+): Promise<{ summary: { acked: [number, number][]; refused: number[] }; started: number; purged: P }> => {
+  const done = outputOf(child);
+  await waitForLine(child, "ready");
+  const started = Date.now();
+  const purged = await purge();
+  child.stdin?.end("stop\n");
+  return { summary: fenceWriterSummary(await done), started, purged };
+};
