@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { executeCommand, type MemoryStore } from "@mem/core";
 import {
   allFenced,
   exitOf,
@@ -19,11 +18,6 @@ import { tempDir } from "./helpers/files.js";
 
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
-
-const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
-  const result = await executeCommand(store, input);
-  if (result.isError) throw new Error(result.content);
-};
 
 /** Every regular file beneath `dir` with its bytes as latin1 text: the raw medium. */
 const everything = (dir: string): { path: string; text: string }[] =>
@@ -46,7 +40,7 @@ describe("the erasure fence beside the tenant's directory", () => {
       const store = new FsStore({ root });
       const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
       for (const scope of Object.values(scopes)) {
-        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+        await scope.write("/memories/a.md", new TextEncoder().encode("alpha\n"), { ifAbsent: true });
       }
       const tenants = join(root, ".~mem-tenants");
       const dump = () => everything(join(tenants, "t")).map((f) => f.path + f.text);

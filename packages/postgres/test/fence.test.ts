@@ -1,6 +1,5 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { executeCommand, type MemoryStore } from "@mem/core";
 import {
   allFenced,
   exitOf,
@@ -24,11 +23,6 @@ beforeAll(async () => {
 afterAll(() => db?.stop());
 afterAll(stopFixtures);
 
-const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
-  const result = await executeCommand(store, input);
-  if (result.isError) throw new Error(result.content);
-};
-
 const writer = (table: string, tenant: string, ...mode: string[]) => {
   const child = startFixture(packageDir, "fence-writer.ts", [table, tenant, ...mode]);
   child.stdin?.write(`${db.server.url}\n`);
@@ -50,7 +44,7 @@ describe("the erasure fence in the table", () => {
       const store = new PostgresStore({ pool: db.pool(), table });
       const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
       for (const scope of Object.values(scopes)) {
-        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+        await scope.write("/memories/a.md", new TextEncoder().encode("alpha\n"), { ifAbsent: true });
       }
       const rows = async () =>
         (await db.sql(`SELECT tenant, path, kind, content FROM ${table} ORDER BY 1, 2`)).rows;

@@ -1,6 +1,5 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { executeCommand, type MemoryStore } from "@mem/core";
 import {
   allFenced,
   exitOf,
@@ -24,11 +23,6 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 afterAll(stopFixtures);
 
-const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
-  const result = await executeCommand(store, input);
-  if (result.isError) throw new Error(result.content);
-};
-
 const writer = (prefix: string, tenant: string, ...mode: string[]) => {
   const child = startFixture(packageDir, "fence-writer.ts", [prefix, tenant, ...mode]);
   child.stdin?.write(`redis://${redis.server.host}:${redis.server.port}\n`);
@@ -51,7 +45,7 @@ describe("the erasure fence in Redis", () => {
       const store = new RedisStore({ client, prefix });
       const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
       for (const scope of Object.values(scopes)) {
-        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+        await scope.write("/memories/a.md", new TextEncoder().encode("alpha\n"), { ifAbsent: true });
       }
       const dump = async () =>
         (await dumpKeys([client]))

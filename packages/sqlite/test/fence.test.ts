@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { executeCommand, type MemoryStore } from "@mem/core";
 import {
   allFenced,
   exitOf,
@@ -21,11 +20,6 @@ import { freshDiskPath } from "./helpers.js";
 const packageDir = dirname(dirname(fileURLToPath(import.meta.url)));
 afterAll(stopFixtures);
 
-const must = async (store: MemoryStore, input: Record<string, unknown>): Promise<void> => {
-  const result = await executeCommand(store, input);
-  if (result.isError) throw new Error(result.content);
-};
-
 const raw = <T>(path: string, use: (db: Database.Database) => T): T => {
   const db = new Database(path);
   try {
@@ -44,7 +38,7 @@ describe("the erasure fence in the database", () => {
       const store = new SqliteStore({ path });
       const scopes = { t: store.scope("t"), "t/n": store.scope("t").scope("n"), u: store.scope("u") };
       for (const scope of Object.values(scopes)) {
-        await must(scope, { command: "create", path: "/memories/a.md", file_text: "alpha\n" });
+        await scope.write("/memories/a.md", new TextEncoder().encode("alpha\n"), { ifAbsent: true });
       }
       // What a purge that crashed between its two transactions leaves in the file: the fence, up.
       raw(path, (db) => db.prepare("INSERT INTO mem_fences (tenant) VALUES ('t')").run());
