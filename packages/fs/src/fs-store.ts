@@ -16,6 +16,7 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  ErasingError,
   type Expiry,
   type ExpiryOptions,
   exceedsQuota,
@@ -64,6 +65,7 @@ import {
   syncAll,
 } from "./dir.js";
 import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
+import { isFenced, raiseFence } from "./fence.js";
 import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
 import { type Claim, submit } from "./group.js";
 import { openEntry, readFileIn, readOpenFile, versionOf, writeAtomically } from "./io.js";
@@ -205,6 +207,12 @@ export class FsStore implements MemoryStore {
     const { dryRun } = purgeOptions(options);
     if ((this.#options as ScopeOptions)[INHERITED] === undefined) throw unscopedPurgeError();
     try {
+      if (!dryRun && lstatSync(this.root, { throwIfNoEntry: false })?.isDirectory()) {
+        // The fence first, then one turn of the tenant's lock: the changes holding it finish before the
+        // erasure, and those that take it later find the fence.
+        raiseFence(dirname(this.root), basename(this.root));
+        await this.#withRoot(async (root) => release(root, await acquire(root, this.#timing)));
+      }
       return await purgeTenant(dirname(this.root), basename(this.root), this.#resolution, dryRun);
     } catch (error) {
       throw toStoreFailure(error);
@@ -482,6 +490,7 @@ export class FsStore implements MemoryStore {
       // Quota checks read the kept totals in the same step as they reserve their change, so an edit under
       // a quota runs beside the batch's other edits; with expiry, changes run alone anyway.
       "ifVersion" in condition ? { edit: path } : "exclusive",
+      path,
     );
   }
 
@@ -509,6 +518,7 @@ export class FsStore implements MemoryStore {
         }
       },
       { edit: path },
+      path,
     );
   }
 
@@ -517,48 +527,52 @@ export class FsStore implements MemoryStore {
     const segments = segmentsOf(path);
     const parentSegments = segments.slice(0, -1);
     const name = segments.at(-1)!;
-    return this.#mutate(async (root) => {
-      await this.#reap(root, segments);
-      const descent = await this.#descend(root, parentSegments, false);
-      try {
-        if (descent.blocked) return false;
-        const parent = descent.dirs.at(-1)!;
-        const stats = await parent.lstat(name);
-        if (!stats) return false;
-        const totals = totalsOf(root);
-        const gone = { files: stats.isFile() ? 1 : 0, bytes: stats.isFile() ? stats.size : 0 };
-        if (stats.isDirectory() && totals) {
-          await withChild(parent, name, async (child) => {
-            Object.assign(gone, await countFiles(child));
-          });
-        }
-        if (stats.isDirectory()) {
-          // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
-          // crash part-way leaves only a hidden remainder, which recovery removes.
-          const doomed = tempName();
-          renameSync(parent.at(name), parent.at(doomed));
-          try {
-            await removeTree(parent, doomed);
-          } catch (error) {
-            try {
-              renameSync(parent.at(doomed), parent.at(name));
-            } catch {
-              // The failure that matters is the one being reported; recovery removes the remainder.
-            }
-            throw error;
+    return this.#mutate(
+      async (root) => {
+        await this.#reap(root, segments);
+        const descent = await this.#descend(root, parentSegments, false);
+        try {
+          if (descent.blocked) return false;
+          const parent = descent.dirs.at(-1)!;
+          const stats = await parent.lstat(name);
+          if (!stats) return false;
+          const totals = totalsOf(root);
+          const gone = { files: stats.isFile() ? 1 : 0, bytes: stats.isFile() ? stats.size : 0 };
+          if (stats.isDirectory() && totals) {
+            await withChild(parent, name, async (child) => {
+              Object.assign(gone, await countFiles(child));
+            });
           }
-        } else {
-          // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
-          unlinkSync(parent.at(name));
+          if (stats.isDirectory()) {
+            // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
+            // crash part-way leaves only a hidden remainder, which recovery removes.
+            const doomed = tempName();
+            renameSync(parent.at(name), parent.at(doomed));
+            try {
+              await removeTree(parent, doomed);
+            } catch (error) {
+              try {
+                renameSync(parent.at(doomed), parent.at(name));
+              } catch {
+                // The failure that matters is the one being reported; recovery removes the remainder.
+              }
+              throw error;
+            }
+          } else {
+            // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
+            unlinkSync(parent.at(name));
+          }
+          totals?.add(-gone.files, -gone.bytes);
+          await parent.sync();
+          await pruneEmpty(descent.dirs, parentSegments);
+          return true;
+        } finally {
+          await releaseDescent(descent);
         }
-        totals?.add(-gone.files, -gone.bytes);
-        await parent.sync();
-        await pruneEmpty(descent.dirs, parentSegments);
-        return true;
-      } finally {
-        await releaseDescent(descent);
-      }
-    });
+      },
+      "exclusive",
+      path,
+    );
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -570,46 +584,50 @@ export class FsStore implements MemoryStore {
     const toParentSegments = toSegments.slice(0, -1);
     const fromName = fromSegments.at(-1)!;
     const toName = toSegments.at(-1)!;
-    return this.#mutate(async (root) => {
-      await this.#reap(root, fromSegments);
-      await this.#reap(root, toSegments);
-      const source = await this.#descend(root, fromParentSegments, false);
-      try {
-        if (source.blocked) throw new NotFoundError(from);
-        const sourceParent = source.dirs.at(-1)!;
-        const stats = await sourceParent.lstat(fromName);
-        if (!stats) throw new NotFoundError(from);
-        if (stats.isSymbolicLink()) throw symlinkRefused();
-        if (!stats.isFile() && !stats.isDirectory()) throw specialFileRefused();
-        if (stats.isDirectory() && isSameOrInside(to, from)) {
-          throw new StoreFailureError("a directory cannot be moved into itself");
-        }
-        const target = await this.#descend(root, toParentSegments, true);
-        let done = false;
+    return this.#mutate(
+      async (root) => {
+        await this.#reap(root, fromSegments);
+        await this.#reap(root, toSegments);
+        const source = await this.#descend(root, fromParentSegments, false);
         try {
-          if (target.blocked) throw this.#blockedError(to, toParentSegments, target.blocked);
-          const targetParent = target.dirs.at(-1)!;
-          if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
-          renameSync(sourceParent.at(fromName), targetParent.at(toName));
-          done = true;
-          const expiry = this.#expiry;
-          if (expiry) {
-            // A move is an access (SPEC §7): of the file, or of every file beneath the directory.
-            const now = expiry.now();
-            if (stats.isFile()) lutimesSync(targetParent.at(toName), now / 1000, now / 1000);
-            else await withChild(targetParent, toName, (moved) => touchAll(moved, now));
+          if (source.blocked) throw new NotFoundError(from);
+          const sourceParent = source.dirs.at(-1)!;
+          const stats = await sourceParent.lstat(fromName);
+          if (!stats) throw new NotFoundError(from);
+          if (stats.isSymbolicLink()) throw symlinkRefused();
+          if (!stats.isFile() && !stats.isDirectory()) throw specialFileRefused();
+          if (stats.isDirectory() && isSameOrInside(to, from)) {
+            throw new StoreFailureError("a directory cannot be moved into itself");
           }
-          // Both parents hold half of the move; they may be the same directory, synced twice at once.
-          await syncAll([targetParent, sourceParent, ...createdDirs(target)]);
-          await pruneEmpty(source.dirs, fromParentSegments);
+          const target = await this.#descend(root, toParentSegments, true);
+          let done = false;
+          try {
+            if (target.blocked) throw this.#blockedError(to, toParentSegments, target.blocked);
+            const targetParent = target.dirs.at(-1)!;
+            if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
+            renameSync(sourceParent.at(fromName), targetParent.at(toName));
+            done = true;
+            const expiry = this.#expiry;
+            if (expiry) {
+              // A move is an access (SPEC §7): of the file, or of every file beneath the directory.
+              const now = expiry.now();
+              if (stats.isFile()) lutimesSync(targetParent.at(toName), now / 1000, now / 1000);
+              else await withChild(targetParent, toName, (moved) => touchAll(moved, now));
+            }
+            // Both parents hold half of the move; they may be the same directory, synced twice at once.
+            await syncAll([targetParent, sourceParent, ...createdDirs(target)]);
+            await pruneEmpty(source.dirs, fromParentSegments);
+          } finally {
+            if (!done) await pruneCreated(target, toParentSegments);
+            await releaseDescent(target);
+          }
         } finally {
-          if (!done) await pruneCreated(target, toParentSegments);
-          await releaseDescent(target);
+          await releaseDescent(source);
         }
-      } finally {
-        await releaseDescent(source);
-      }
-    });
+      },
+      "exclusive",
+      from,
+    );
   }
 
   #blockedError(path: string, parentSegments: string[], blocked: NonNullable<Descent["blocked"]>) {
@@ -653,7 +671,12 @@ export class FsStore implements MemoryStore {
    * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
    * With expiry every change runs alone, since any of them may remove expired files anywhere.
    */
-  #mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive"): Promise<T> {
+  #mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive", path?: string): Promise<T> {
+    // A change of a tenant being erased (fence.ts): refused before the root is opened (a purge may have
+    // renamed it away, and opening would make it anew), and again under the lock.
+    const fenced = () =>
+      path !== undefined && (this.#options as ScopeOptions)[INHERITED] !== undefined && isFenced(this.root);
+    if (fenced()) return Promise.reject(new ErasingError(path!));
     const hold = (batch: (root: Dir) => Promise<void>) =>
       this.#withRoot(async (root) => {
         const held = await acquire(root, this.#timing);
@@ -671,6 +694,7 @@ export class FsStore implements MemoryStore {
       });
     return submit(this.root, this.#expiry ? "exclusive" : claim, hold, async (root) => {
       try {
+        if (fenced()) throw new ErasingError(path!);
         return await task(root);
       } catch (error) {
         // Refusals come before any change; anything else may have come after one.

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { compareTenantIds, type PurgeResult, type TenantInfo, type TenantPage, tenantPage } from "@mem/core";
 import { Dir, type Resolution } from "./dir.js";
 import { errnoOf } from "./failure.js";
+import { lowerFence, raiseFence } from "./fence.js";
 import { isReservedName, RESERVED_PREFIX, TENANTS_DIR } from "./names.js";
 import { isSpecial, Pace, readEntries, walkTree, withChild } from "./walk.js";
 
@@ -125,7 +126,8 @@ export async function listTenants(
 }
 
 /**
- * Erases the tenant whose root is `{tenantsDir}/{id}`: the directory is renamed to a grave name in one
+ * Erases the tenant whose root is `{tenantsDir}/{id}`, its erasure fence up meanwhile (fence.ts): the
+ * directory is renamed to a grave name in one
  * step (so no later command of the tenant finds anything of it, and writers still holding the old
  * directory write into the grave), then the grave is removed with everything in it. Graves an
  * interrupted purge left behind are removed first, so running it again completes.
@@ -145,6 +147,7 @@ export async function purgeTenant(
     for (const name of [...graves, id]) await measure(dir, name, totals);
   });
   if (dryRun) return { files: totals.allFiles, bytes: totals.allBytes };
+  raiseFence(tenantsDir, id);
   const grave = join(tenantsDir, `${GRAVE_PREFIX}${id}~${process.pid}-${Date.now().toString(36)}`);
   try {
     await rename(root, grave);
@@ -153,6 +156,7 @@ export async function purgeTenant(
     if (errnoOf(error) !== "ENOENT") throw error;
   }
   for (const name of graves) await removeGrave(join(tenantsDir, name));
+  lowerFence(tenantsDir, id);
   return { files: totals.allFiles, bytes: totals.allBytes };
 }
 

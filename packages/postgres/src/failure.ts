@@ -45,6 +45,9 @@ const CLIENT_REASONS: Array<[RegExp, string]> = [
   [/password must be a string|SASL/, "authentication failed"],
 ];
 
+/** The SQLSTATE migration.sql's `fenced` raises: the write's tenant is being erased, nothing changed. */
+export const ERASING = "ME001";
+
 /** The SQLSTATE of an error the server sent, if it is one. */
 export const sqlStateOf = (error: unknown): string | undefined => {
   if (!(error instanceof Error)) return undefined;

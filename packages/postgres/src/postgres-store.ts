@@ -4,6 +4,7 @@ import {
   backoffDelay,
   ConflictError,
   checkTenant,
+  ErasingError,
   type ExpiryOptions,
   type FileData,
   type FileOrListing,
@@ -38,7 +39,7 @@ import {
   type WriteQuota,
 } from "@mem/core";
 import pg from "pg";
-import { RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
+import { ERASING, RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
 import {
   checkIdentifier,
   DEFAULT_SCHEMA,
@@ -54,6 +55,7 @@ import {
   childPrefix,
   countStatement,
   deleteStatement,
+  fenceStatement,
   lockStatement,
   prefixEnd,
   tenantsStatement,
@@ -389,7 +391,7 @@ export class PostgresStore implements MemoryStore {
       quota.maxFiles ?? null,
       quota.maxTotalBytes ?? null,
     ];
-    const row = (await this.#run(this.#shared.sql.write, values, true)).rows[0];
+    const row = (await this.#run(this.#shared.sql.write, values, true, path)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
         return { version: String(row["r_detail"]) };
@@ -431,6 +433,7 @@ export class PostgresStore implements MemoryStore {
         return await this.#lockedUpdate(path, change);
       } catch (error) {
         const state = sqlStateOf(error);
+        if (state === ERASING) throw new ErasingError(path);
         if (state && RETRYABLE.has(state) && attempt + 1 < MAX_ATTEMPTS) {
           await sleep(backoffDelay(attempt));
           continue;
@@ -479,13 +482,18 @@ export class PostgresStore implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    const result = await this.#run(this.#shared.sql.delete, [this.tenantKey, path, this.#cutoff()], true);
+    const result = await this.#run(
+      this.#shared.sql.delete,
+      [this.tenantKey, path, this.#cutoff()],
+      true,
+      path,
+    );
     return result.rows[0]?.["deleted"] === true;
   }
 
   async rename(from: string, to: string): Promise<void> {
     const values = [this.tenantKey, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
-    const row = (await this.#run(this.#shared.sql.rename, values, true)).rows[0];
+    const row = (await this.#run(this.#shared.sql.rename, values, true, from)).rows[0];
     switch (row?.["r_status"]) {
       case "ok":
         return;
@@ -533,9 +541,12 @@ export class PostgresStore implements MemoryStore {
   }
 
   /**
-   * On a scope only (a `TypeError` otherwise): deletes every row of this tenant and of its nested tenants
-   * in one transaction, after taking the tenant's writer lock, so every write that finished before the
-   * call is gone and none interleaves. Atomic, so an interrupted purge removed nothing and runs again.
+   * On a scope only (a `TypeError` otherwise): puts the tenant's erasure fence up (a row every write of
+   * the tenant, from any process, checks under the tenant's lock, and is refused with `ErasingError`),
+   * then deletes every row of this tenant and of its nested tenants, the fence among them, in one
+   * transaction, after taking the tenant's writer lock, so every write that finished before the call is
+   * gone and none interleaves. A purge interrupted after the fence leaves it up; running it again erases
+   * the tenant and lowers it.
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
@@ -546,6 +557,7 @@ export class PostgresStore implements MemoryStore {
     const values = [this.tenantKey, prefix, prefixEnd(prefix)];
     try {
       const row = await this.#withClient(async (client) => {
+        if (!dryRun) await client.query({ ...fenceStatement(names), values: [this.tenantKey] });
         await client.query("BEGIN");
         try {
           if (!dryRun) await client.query({ ...lockStatement(names), values: [this.tenantKey] });
@@ -626,13 +638,19 @@ export class PostgresStore implements MemoryStore {
   }
 
   /** Runs one statement (after the schema is ready), retrying serialization failures and deadlocks. */
-  async #run(statement: Statement, values: unknown[], changes: boolean): Promise<pg.QueryResult> {
+  async #run(
+    statement: Statement,
+    values: unknown[],
+    changes: boolean,
+    path?: string,
+  ): Promise<pg.QueryResult> {
     await this.#ready();
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#once(statement, values, changes);
       } catch (error) {
         const state = sqlStateOf(error);
+        if (state === ERASING && path !== undefined) throw new ErasingError(path);
         if (state && RETRYABLE.has(state) && attempt + 1 < MAX_ATTEMPTS) {
           await sleep(backoffDelay(attempt));
           continue;
@@ -649,6 +667,7 @@ export class PostgresStore implements MemoryStore {
       );
     } catch (error) {
       if (isStoreError(error)) throw error;
+      if (sqlStateOf(error) === ERASING) throw error;
       if (sqlStateOf(error) && RETRYABLE.has(sqlStateOf(error)!)) throw error;
       throw toStoreFailure(error, changes);
     }

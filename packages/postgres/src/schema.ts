@@ -22,9 +22,10 @@ import { text as table } from "./sql/table.sql.generated.js";
  * Bumped by every release that changes what `migrationSql` creates. 2: the `tenant` column holds the
  * chain of scopes (`/`, `/a`, `/a/b`) instead of one flat id (`default` for the unscoped store), and
  * `write` takes the quotas. 3: `list` takes a limit, `view` answers a file or a listing in one statement,
- * and `write` runs at most three statements. 4: the `pg_trgm` search index.
+ * and `write` runs at most three statements. 4: the `pg_trgm` search index. 5: the erasure fence that
+ * `write`, `delete` and `rename` check.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** `{{ name }}` or `{{ fn("suffix") }}`: Jinja's syntax, so sqlfluff's default templater can render the files. */
 const PLACEHOLDER = /\{\{ (\w+)(?:\("(\w+)"\))? \}\}/g;

@@ -50,6 +50,15 @@ export const tenantsStatement = (n: SqlNames): Statement => ({
   ORDER BY ids.id COLLATE "C"`,
 });
 
+/**
+ * Puts the tenant's erasure fence up (migration.sql's `fenced`): committed on its own, before the
+ * transaction that deletes the tenant's rows, the fence among them.
+ */
+export const fenceStatement = (n: SqlNames): Statement => ({
+  name: `mem:${n.key}:purge-fence`,
+  text: `INSERT INTO ${n.table} (tenant, path, kind) VALUES ($1, '', 'e') ON CONFLICT (tenant, path) DO NOTHING`,
+});
+
 /** Locks the tenant's writers out (its `/memories` row, when it has one) until the transaction ends. */
 export const lockStatement = (n: SqlNames): Statement => ({
   name: `mem:${n.key}:purge-lock`,

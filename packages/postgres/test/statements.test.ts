@@ -37,27 +37,28 @@ const setup = async (options: { expireAfterSeconds?: number } = {}) => {
 const run = (store: MemoryStore, input: Record<string, unknown>) => executeCommand(store, input);
 
 describe("statements per command", () => {
-  it("writes in one round trip with at most three statements inside the call", async () => {
+  it("writes in one round trip with at most four statements inside the call", async () => {
     const { store, measure } = await setup();
     const create = await measure(() =>
       run(store, { command: "create", path: "/memories/notes/deep/b.md", file_text: "b\n" }),
     );
-    // The call, then lock, probe, and one statement for the file and its ancestors.
-    expect(create).toEqual({ trips: 1, statements: 4 });
+    // The call, then lock, the erasure fence, probe, and one statement for the file and its ancestors.
+    expect(create).toEqual({ trips: 1, statements: 5 });
     const edit = await measure(() =>
       store.write("/memories/notes/deep/b.md", bytes("bb\n"), { ifVersion: "0" }).catch(() => "conflict"),
     );
-    // A conflict still costs one round trip: the call, the lock, the attempt, the look at why.
-    expect(edit).toEqual({ trips: 1, statements: 4 });
+    // A conflict still costs one round trip: the call, the lock, the fence, the attempt, the look at why.
+    expect(edit).toEqual({ trips: 1, statements: 5 });
     const replace = await measure(() =>
       run(store, { command: "str_replace", path: "/memories/notes/a.md", old_str: "one", new_str: "uno" }),
     );
-    // The read (one statement), then the call, the lock and one statement for the file and its ancestors.
-    expect(replace).toEqual({ trips: 2, statements: 4 });
+    // The read (one statement), then the call, the lock, the fence and one statement for the file and its
+    // ancestors.
+    expect(replace).toEqual({ trips: 2, statements: 5 });
     const existing = await measure(() =>
       run(store, { command: "create", path: "/memories/notes/a.md", file_text: "x" }),
     );
-    expect(existing).toEqual({ trips: 1, statements: 3 });
+    expect(existing).toEqual({ trips: 1, statements: 4 });
   });
 
   it("views a file, a directory or nothing in one statement", async () => {

@@ -3,6 +3,7 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  ErasingError,
   type ExpiryOptions,
   expiryOf,
   type FileData,
@@ -311,8 +312,10 @@ export class RedisStore implements MemoryStore {
   }
 
   /**
-   * On a scope only (a `TypeError` otherwise): unlinks every key of the tenant and of its nested tenants,
-   * found by `SCAN` (so it costs a pass over the keyspace), then removes it from its parent's index.
+   * On a scope only (a `TypeError` otherwise): puts up the erasure fence of the tenant and of its nested
+   * tenants (a key in each one's slot that the script checks before every change: writes from any process
+   * are refused with `ErasingError`), unlinks every key of the tenant and of its nested tenants, found by
+   * `SCAN` (so it costs a pass over the keyspace), removes it from its parent's index, then the fences.
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
@@ -539,6 +542,9 @@ export class RedisStore implements MemoryStore {
     try {
       return await Promise.race([call(), deadline]);
     } catch (error) {
+      // The script refused a change: the tenant's erasure fence is up (see store.lua).
+      if (error instanceof Error && error.message.startsWith("ERASING"))
+        throw new ErasingError(String(args[0]));
       const failure = toStoreFailure(error);
       if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
         throw new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });

@@ -4,7 +4,9 @@
  * adds itself before its first change, once per client and minute. A tenant's keys are every key under
  * its key base and under the key bases of its nested tenants (`{<tag>:tenant:<id>…}`); a purge finds
  * them with `SCAN` on every node and unlinks them, then leaves its parent's index last, so a purge
- * interrupted anywhere is completed by running it again.
+ * interrupted anywhere is completed by running it again. While it runs, the erasure fence (`B x`) of the
+ * tenant and of each nested tenant is up; a purge interrupted leaves them up, and running it again
+ * removes them at its end.
  */
 
 import type { PurgeResult, TenantInfo, TenantPage } from "@mem/core";
@@ -116,6 +118,29 @@ async function scanKeys(client: Redis | Cluster, patterns: readonly string[]): P
 }
 
 /**
+ * The erasure fence key of the tenant at key base `base` (store.lua checks it before every change). Key
+ * names are handled as latin1 text, one character a byte, as `SCAN` returns them.
+ */
+const fenceOf = (base: string): string => `${base}x`;
+const latin1 = (text: string): string => Buffer.from(text).toString("latin1");
+
+/** The key base (through its `}:`) of a key of a store. */
+const baseOf = (key: Buffer): string => {
+  const name = key.toString("latin1");
+  return name.slice(0, name.indexOf("}:") + 2);
+};
+
+const setAll = async (client: Redis | Cluster, keys: readonly string[]): Promise<void> => {
+  await Promise.all(keys.map((key) => client.set(Buffer.from(key, "latin1"), "1")));
+};
+
+const unlinkAll = async (client: Redis | Cluster, keys: readonly (string | Buffer)[]): Promise<void> => {
+  for (let i = 0; i < keys.length; i += 100) {
+    await Promise.all(keys.slice(i, i + 100).map((key) => client.unlink(key)));
+  }
+};
+
+/**
  * Erases the tenant at key base `scoped` (the tenant `tenant` of the store at `parentBase`): counts its
  * files and bytes (its own and its nested tenants', from their usage hashes), unlinks every key, then
  * removes it from the parent's index. With `dryRun` only counts.
@@ -139,15 +164,26 @@ export async function purgeTenant(
     bytes += Number(b ?? 0);
   }
   if (dryRun) return { files, bytes };
+  // The fences first (the tenant's own, then every nested tenant's the scan found, each in its own slot),
+  // then a second scan: what was written before a fence went up is found by it.
+  const fences = new Set([fenceOf(latin1(scoped)), ...keys.map((key) => fenceOf(baseOf(key)))]);
+  await setAll(client, [...fences]);
+  const all = await scanKeys(client, patternsOf(scoped));
+  for (const key of all) fences.add(fenceOf(baseOf(key)));
+  await setAll(client, [...fences]);
   // The usage hashes and tenant indexes go last: a purge stopped midway must leave the tenant listed by
   // tenants() and its counts whole, so running the purge again finds it and reports what it removes.
+  const erased = all.filter((key) => !fences.has(key.toString("latin1")));
   const bookkeeping = (key: Buffer) => /\}:(u|tn)$/.test(key.toString("latin1"));
-  for (const phase of [keys.filter((key) => !bookkeeping(key)), keys.filter(bookkeeping)]) {
-    for (let i = 0; i < phase.length; i += 100) {
-      await Promise.all(phase.slice(i, i + 100).map((key) => client.unlink(key)));
-    }
+  for (const phase of [erased.filter((key) => !bookkeeping(key)), erased.filter(bookkeeping)]) {
+    await unlinkAll(client, phase);
   }
   await client.zrem(tenantIndexOf(parentBase), tenant);
   forget(client, parentBase, tenant);
+  // The fences end the purge: the tenant is empty and writable again.
+  await unlinkAll(
+    client,
+    [...fences].map((key) => Buffer.from(key, "latin1")),
+  );
   return { files, bytes };
 }

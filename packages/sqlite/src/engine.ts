@@ -59,6 +59,7 @@ interface ChildRow {
 /** `[path + "/", path + "0")`: every path beneath `path` in byte order ("0" follows "/"). */
 const below = (path: string): [string, string] => [`${path}/`, `${path}0`];
 
+import { fenced, lowerFence, raiseFence } from "./fence.js";
 import { listTenants, purgeTenant } from "./tenants.js";
 
 export class Engine {
@@ -70,6 +71,12 @@ export class Engine {
     // Expired files are gone for every command; sweep() reclaims them itself to report them.
     if (request.cutoff !== null && request.op !== "sweep") this.#reclaim(request.tenant, request.cutoff);
     const { tenant } = request;
+    if (
+      (request.op === "write" || request.op === "delete" || request.op === "rename") &&
+      fenced((text) => this.#sql(text), tenant)
+    ) {
+      throw new EngineFailure({ type: "erasing", path: request.path });
+    }
     switch (request.op) {
       case "read":
         return this.#read(tenant, request.path, request.now, request.cutoff !== null);
@@ -106,8 +113,14 @@ export class Engine {
         return undefined;
       case "tenants":
         return listTenants((text) => this.#sql(text), tenant, request.after ?? undefined, request.limit);
-      case "purge":
-        return purgeTenant(this.db, (text) => this.#sql(text), tenant, request.dryRun);
+      case "fence":
+        raiseFence((text) => this.#sql(text), tenant);
+        return undefined;
+      case "purge": {
+        const purged = purgeTenant(this.db, (text) => this.#sql(text), tenant, request.dryRun);
+        if (!request.dryRun) lowerFence((text) => this.#sql(text), tenant);
+        return purged;
+      }
     }
   }
 

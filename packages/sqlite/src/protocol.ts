@@ -40,6 +40,7 @@ export type Request = Base &
     | { op: "sweep" }
     | { op: "check" }
     | { op: "tenants"; after: string | null; limit: number }
+    | { op: "fence" }
     | { op: "purge"; dryRun: boolean }
   );
 
@@ -57,6 +58,7 @@ export interface Results {
   sweep: SweepResult;
   check: undefined;
   tenants: TenantPage;
+  fence: undefined;
   purge: PurgeResult;
 }
 
@@ -67,6 +69,7 @@ export type Failure =
   | { type: "conflict"; path: string }
   | { type: "notfound"; path: string }
   | { type: "inside"; path: string; to: string }
+  | { type: "erasing"; path: string }
   | { type: "failure"; reason: string; mayBeApplied: boolean };
 
 export type Reply = { ok: true; value: unknown } | { ok: false; failure: Failure };
@@ -78,6 +81,7 @@ export const changes = (request: Request): boolean =>
   request.op === "delete" ||
   request.op === "rename" ||
   request.op === "sweep" ||
+  request.op === "fence" ||
   request.op === "purge";
 
 /** Messages to the database thread. */

@@ -12,12 +12,14 @@
  * order is view's sibling order (UTF-16 code units), which UTF-8 text order is not.
  *
  * `mem_search` (search.ts) indexes the text of every `f` row, kept by triggers.
+ *
+ * `mem_fences` holds the erasure fence of each tenant being purged, or whose purge crashed (fence.ts).
  */
 import type Database from "better-sqlite3";
 import { BACKFILL_SQL, SEARCH_SQL } from "./search.js";
 
-/** Bumped by every release that changes what `migrate` creates (2: the search index). */
-export const SCHEMA_VERSION = 2;
+/** Bumped by every release that changes what `migrate` creates (2: the search index, 3: the fences). */
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS mem_meta (
@@ -43,6 +45,9 @@ CREATE TABLE IF NOT EXISTS mem_files (
 CREATE UNIQUE INDEX IF NOT EXISTS mem_files_path ON mem_files (tenant, path);
 CREATE INDEX IF NOT EXISTS mem_files_children ON mem_files (tenant, parent, listed, sort);
 CREATE INDEX IF NOT EXISTS mem_files_access ON mem_files (tenant, accessed_at) WHERE kind = 'f';
+CREATE TABLE IF NOT EXISTS mem_fences (
+  tenant TEXT PRIMARY KEY
+) WITHOUT ROWID;
 INSERT OR IGNORE INTO mem_meta (key, value) VALUES ('versions', 0);
 `;
 

@@ -3,6 +3,7 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  ErasingError,
   type Expiry,
   type ExpiryOptions,
   expiryOf,
@@ -275,12 +276,14 @@ export class SqliteStore implements MemoryStore {
   }
 
   /**
-   * On a scope only (a `TypeError` otherwise): deletes every row of this tenant and its nested tenants in
-   * one transaction, with `secure_delete` on so the freed pages are zeroed.
+   * On a scope only (a `TypeError` otherwise): fences the tenant in the database (fence.ts: every
+   * process's writes to it are refused from then on), then deletes every row of this tenant and its nested
+   * tenants in one transaction, with `secure_delete` on so the freed pages are zeroed, and ends the fence.
    */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
     if (this.scopeChain.length === 0) throw unscopedPurgeError();
+    if (!dryRun) await this.#run({ op: "fence" });
     return this.#run({ op: "purge", dryRun });
   }
 
@@ -348,6 +351,8 @@ export class SqliteStore implements MemoryStore {
       case "inside":
         // Callers (core's rename) rule this out before calling; reaching it is a usage error.
         throw new RangeError(`SqliteStore.rename: cannot move ${failure.path} into itself`);
+      case "erasing":
+        throw new ErasingError(failure.path);
       case "failure":
         throw new StoreFailureError(failure.reason, { mayBeApplied: failure.mayBeApplied });
     }

@@ -1,4 +1,5 @@
 export * from "./examples.js";
+export * from "./fence-writer.js";
 export * from "./fixtures.js";
 export * from "./foreign-errors.js";
 export * from "./memory-script.js";

@@ -26,6 +26,20 @@ BEGIN
   END IF;
 END $fn$;
 
+-- SPEC §7's erasure fence: purge() commits a row (path '', kind 'e') for its tenant before the transaction
+-- that deletes the tenant's rows, the fence with them. A write of a fenced tenant, or of a tenant nested in
+-- one, fails with SQLSTATE ME001 and changes nothing (the statement rolls back). Writers call it after taking the tenant's lock, with a
+-- fresh snapshot, so a write either committed before the purge took that lock (and is erased) or sees the
+-- fence. p_tenant's enclosing keys: '/a', '/a/b', ... of '/a/b/c'.
+-- A plain SQL expression, so that the planner inlines it into the IF that asks it: one statement.
+DROP FUNCTION IF EXISTS {{ fn("fenced") }}(text);
+CREATE FUNCTION {{ fn("fenced") }}(p_tenant text) RETURNS boolean
+LANGUAGE sql STABLE AS $fn$
+  SELECT EXISTS (SELECT 1 FROM {{ table }} x WHERE x.path = '' AND x.kind = 'e' AND x.tenant IN (
+    SELECT array_to_string((string_to_array(p_tenant, '/'))[1:i], '/')
+      FROM generate_series(2, cardinality(string_to_array(p_tenant, '/'))) i))
+$fn$;
+
 -- Adds a subtree's totals to every ancestor of p_path: directory rows appear with their first file and
 -- go with their last; p_size counts only for ancestors from which no name on the way is hidden.
 CREATE OR REPLACE FUNCTION {{ fn("adjust") }}(p_tenant text, p_path text, p_files bigint, p_bytes bigint, p_size bigint)
@@ -135,6 +149,7 @@ BEGIN
     PERFORM {{ fn("lock") }}(p_tenant);
     SELECT x.files, x.bytes INTO tot FROM {{ table }} x WHERE x.tenant = p_tenant AND x.path = '/memories';
   END IF;
+  IF {{ fn("fenced") }}(p_tenant) THEN RAISE EXCEPTION 'erasing' USING ERRCODE = 'ME001'; END IF;
   IF p_cutoff IS NOT NULL THEN
     PERFORM {{ fn("reclaim") }}(p_tenant, p_cutoff);
     IF FOUND THEN
@@ -216,6 +231,7 @@ DECLARE
   cur record;
 BEGIN
   PERFORM {{ fn("lock") }}(p_tenant);
+  IF {{ fn("fenced") }}(p_tenant) THEN RAISE EXCEPTION 'erasing' USING ERRCODE = 'ME001'; END IF;
   IF p_cutoff IS NOT NULL THEN PERFORM {{ fn("reclaim") }}(p_tenant, p_cutoff); END IF;
   IF p_path = '/memories' THEN
     SELECT x.files INTO cur FROM {{ table }} x WHERE x.tenant = p_tenant AND x.path = '/memories';
@@ -248,6 +264,7 @@ DECLARE
   n int := length(p_from);
 BEGIN
   PERFORM {{ fn("lock") }}(p_tenant);
+  IF {{ fn("fenced") }}(p_tenant) THEN RAISE EXCEPTION 'erasing' USING ERRCODE = 'ME001'; END IF;
   IF p_cutoff IS NOT NULL THEN PERFORM {{ fn("reclaim") }}(p_tenant, p_cutoff); END IF;
   SELECT x.kind, x.size, x.files, x.bytes INTO src FROM {{ table }} x
     WHERE x.tenant = p_tenant AND x.path = p_from AND x.kind IN ('f', 'd');

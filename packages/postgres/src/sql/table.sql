@@ -4,7 +4,8 @@
 -- parameters.
 --
 -- Rows: `f` a file, `d` a directory (kept while files lie beneath it), `r` a tenant's `/memories` (its
--- totals and the lock its writers take), `v` the schema version (tenant '', which no tenant key can be).
+-- totals and the lock its writers take), `v` the schema version (tenant '', which no tenant key can be),
+-- `e` the erasure fence of a tenant being purged (path '', which no file path can be).
 -- The `tenant` column is the chain of scopes: `/` for the unscoped store, `/a` for `scope("a")`, `/a/b`
 -- for `scope("a").scope("b")`.
 -- Aggregates: for `d` and `r` rows, `files` and `bytes` count every file beneath, `size` the listed ones

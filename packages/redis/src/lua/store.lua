@@ -24,6 +24,9 @@
 -- - `B s`         hash path → size of each file, kept only with expiry: the Redis expiry of a file key
 --                  (the backstop below) must not lose the size the totals need
 -- - `B seq`       the version counter; versions are never reused within a store
+-- - `B x`         the erasure fence: present while a purge of this tenant (or of a tenant it is nested in)
+--                  runs, or after one that stopped midway; every write, delete and rename is then refused
+--                  with an `ERASING` error and changes nothing (SPEC §7)
 --
 -- Expiry: every operation first removes the files whose access time is older than `now - ttl`, so an
 -- expired file is missing at once. As a backstop for stores nobody calls any more, every key touched
@@ -52,6 +55,10 @@ local COUNTS = base .. 'n'
 local FILES = base .. 'c'
 local INDEXED = base .. 'T'
 local function arg(i) return ARGV[5 + i] end
+
+if (op == 'write' or op == 'delete' or op == 'rename') and redis.call('EXISTS', base .. 'x') == 1 then
+  return redis.error_reply('ERASING the tenant is being erased')
+end
 
 local function fkey(p) return base .. 'f:' .. p end
 local function dkey(p) return base .. 'd:' .. p end
