@@ -335,6 +335,7 @@ describe("output", () => {
       "tree",
       "view",
       "cat",
+      "grep",
       "put",
       "run",
       "export",

@@ -57,7 +57,7 @@ describe("the console over mounted stores", () => {
       await expect.poll(() => history.getByRole("listitem").count()).toBe(1);
       expect(await file.getByRole("button", { name: "Restore…" }).count()).toBe(0);
 
-      const info = await page.evaluate(async () => (await fetch("/api/info")).json());
+      const info = await page.evaluate(async () => (await fetch("api/info")).json());
       expect(info.mounts).toEqual([
         { path: "/memories", access: "read_write" },
         { path: "/memories/team", access: "read_only" },
@@ -65,7 +65,7 @@ describe("the console over mounted stores", () => {
       const [version] = await team.versions("/memories/rules.md");
       const refused = await page.evaluate(
         async ([csrf, id]) => {
-          const response = await fetch("/api/restore", {
+          const response = await fetch("api/restore", {
             method: "POST",
             headers: { "x-mem-csrf": csrf as string },
             body: JSON.stringify({ path: "/memories/team/rules.md", id }),

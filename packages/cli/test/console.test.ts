@@ -455,7 +455,7 @@ describe("tenants and access", () => {
       await treeItem(page, "carol.md").waitFor();
       await expect.poll(() => tenantRows(page).count()).toBe(2);
       const cells = tenantRows(page).nth(1).getByRole("cell");
-      expect(await cells.allTextContents()).toEqual(["carol", "2", "18 B", "—", "50%"]);
+      expect(await cells.allTextContents()).toEqual(["carol", "2", "18 B", "0 B", "—", "50%"]);
       expect(await treeItem(page, "dave.md").count()).toBe(0);
     } finally {
       await page.close();
@@ -472,6 +472,7 @@ describe("tenants and access", () => {
         "dave",
         "1",
         "5 B",
+        "0 B",
         "—",
       ]);
     } finally {

@@ -75,11 +75,11 @@ describe("mem tenants", () => {
     expect(table.code).toBe(0);
     // alice: notes.md (6 bytes) and .secret (7 bytes), as quotas count them; beside them, what
     // @mem/history keeps in her .mem-history folder (two 4-byte versions, the path they belong to, the
-    // running total), never counted as files.
+    // running total, the change log's records), never counted as files.
     expect(table.out).toBe(
       [
         "TENANT  FILES  BYTES  HISTORY  LAST ACCESS",
-        "alice   2      13B    27B      2026-01-02T03:04:05.000Z",
+        "alice   2      13B    354B     2026-01-02T03:04:05.000Z",
         "bob     1      6B     0B       2026-02-03T04:05:06.000Z",
         "",
       ].join("\n"),
@@ -89,7 +89,7 @@ describe("mem tenants", () => {
       string,
       unknown
     >;
-    expect(du).toMatchObject({ files: 2, bytes: 13, historyBytes: 27 });
+    expect(du).toMatchObject({ files: 2, bytes: 13, historyBytes: 354 });
     const json = await mem(["tenants", url, "--json"]);
     expect(json.code).toBe(0);
     const { tenants } = JSON.parse(json.out) as { tenants: { id: string; files: number; bytes: number }[] };

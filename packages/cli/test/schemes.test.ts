@@ -24,7 +24,10 @@ describe("mem --require MODULE", () => {
     });
     expect(readFileSync(join(base, "run", "a.md"), "utf8")).toBe("one\ntwo\n");
     const tree = await runMem([...REQUIRE, "tree", `${url}?history`]);
-    expect({ code: tree.code, out: tree.out }).toEqual({ code: 0, out: "/memories  8B\n└── a.md  8B\n" });
+    expect({ code: tree.code, out: tree.out }).toEqual({
+      code: 0,
+      out: "/memories  8B\n└── a.md  8B\n1 file, 8B (hidden ones included)\n",
+    });
     const edit = JSON.stringify({
       command: "str_replace",
       path: "/memories/a.md",

@@ -34,7 +34,7 @@ describe("mem on a SQLite file", () => {
     const tree = await runMem(["tree", url]);
     expect({ code: tree.code, out: tree.out }).toEqual({
       code: 0,
-      out: "/memories  8B\n└── notes/  8B\n    └── a.md  8B\n",
+      out: "/memories  8B\n└── notes/  8B\n    └── a.md  8B\n1 file, 8B (hidden ones included)\n",
     });
     const du = await runMem(["du", url, "--json"]);
     expect(JSON.parse(du.out)).toMatchObject({ files: 1, bytes: 8 });

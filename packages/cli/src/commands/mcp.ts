@@ -122,7 +122,12 @@ export const mcp: CommandModule = (program, ctx) => {
     .command("mcp")
     // Help is printed synchronously (`mem help mcp` runs no hook), so the default port is required then.
     .on("beforeHelp", () => {
-      port.default((createRequire(import.meta.url)("@mem/mcp") as typeof import("@mem/mcp")).DEFAULT_PORT);
+      try {
+        port.default((createRequire(import.meta.url)("@mem/mcp") as typeof import("@mem/mcp")).DEFAULT_PORT);
+      } catch {
+        // Only where `@mem/mcp` resolves to its TypeScript sources (the in-process tests), which require()
+        // cannot load: the help then shows no default port. The built command always shows it.
+      }
     })
     .description(
       "Serve the store as an MCP server with one memory tool (stdio, or streamable HTTP with --http)",

@@ -15,11 +15,9 @@ import {
   orderEntries,
   validatePath,
 } from "@mem/core";
-import { HistoryStore } from "@mem/history";
 import { checkToken, isLoopbackHost } from "@mem/mcp";
 import { countStore } from "@mem/open";
 import { entryName, MANIFEST_NAME, manifestOf, writeArchive } from "../archive.js";
-import { enumerateFiles } from "../files.js";
 import { travellingFiles } from "../travel.js";
 import { CLI_VERSION } from "../version.js";
 import { Assets, findAssets } from "./assets.js";
@@ -196,8 +194,7 @@ export const startConsole = async (
         ...(options.store ? { store: options.store } : {}),
         csrf: guard.csrf,
         tenants: fixedTenant === undefined && listsTenants(store),
-        // Tenants' stores are wrapped in HistoryStore when they keep versions: theirs may have a log.
-        audit: hasChangeLog(store) || (stores.scoped && hasChangeLog(HistoryStore.prototype as MemoryStore)),
+        audit: hasChangeLog(store),
         scoped: fixedTenant === undefined && stores.scoped,
         quota: options.quota ?? {},
         mounts: (mountsOf(store) ?? []).map((m) => ({ path: m.path, access: m.access })),
