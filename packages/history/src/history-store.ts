@@ -28,50 +28,16 @@ import { purgeWithHistory } from "./erasure.js";
 import type { HistoryEvent, VersionInfo } from "./events.js";
 import { Fences } from "./fence.js";
 import { HISTORY_NAME } from "./layout.js";
+import { boundsOf, type HistoryOptions } from "./options.js";
 import { type RollbackOptions, type RollbackResult, rollback } from "./rollback.js";
 import { usageWithHistory } from "./usage.js";
 import { Versions } from "./versions.js";
 
-export interface HistoryOptions {
-  /** Versions kept per file, newest first; older ones are removed. Default 50. */
-  maxVersions?: number;
-  /** Versions older than this many seconds are removed. Default 30 days; `Infinity` keeps them. */
-  maxAgeSeconds?: number;
-  /**
-   * The bytes of kept versions this store (each `scope(tenant)` on its own) may hold, all paths together.
-   * Over it, the oldest versions are removed, down to three quarters of it. Default 64 MiB; `Infinity`
-   * turns the bound (and its bookkeeping) off.
-   */
-  maxHistoryBytes?: number;
-  /**
-   * A second store for the versions. Default: the wrapped store itself, under the reserved hidden
-   * directory `/memories/.mem-history` (invisible in listings and sizes, refused as a path to the model).
-   */
-  history?: MemoryStore;
-  /** Called after each change (not awaited; what it throws or rejects with is ignored). */
-  onChange?: (event: HistoryEvent) => void | Promise<void>;
-  /** Put the new content in each event's `content`. Default false. */
-  includeContent?: boolean;
-  /** Milliseconds since the epoch; inject a fake clock in tests. Default `Date.now`. */
-  clock?: () => number;
-}
-
-const DAY = 24 * 60 * 60;
 /** Where a scope finds the fences and scope chain of the store it was made from. */
 const SHARED = Symbol("HistoryStore.shared");
 type Shared = { readonly fences: Fences; readonly chain: string };
 const DEEP = 1024; // deeper than any valid path, to list every file beneath a directory
 const REMEMBERED_READS = 32;
-/** Default of `maxHistoryBytes`. */
-const DEFAULT_MAX_HISTORY_BYTES = 64 * 1024 * 1024;
-
-const positive = (value: unknown, name: string, fallback: number, integer: boolean): number => {
-  if (value === undefined) return fallback;
-  const ok =
-    typeof value === "number" && value > 0 && (integer ? Number.isInteger(value) : !Number.isNaN(value));
-  if (!ok) throw new TypeError(`${name} must be a positive ${integer ? "integer" : "number"}`);
-  return value;
-};
 
 /**
  * Keeps the earlier versions of every file of `inner`: before a file is overwritten, deleted or moved
@@ -125,9 +91,7 @@ export class HistoryStore implements MemoryStore {
   constructor(inner: MemoryStore, options: HistoryOptions = {}, tenant?: string) {
     this.inner = inner;
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
-    const maxVersions = positive(options.maxVersions, "maxVersions", 50, true);
-    const maxAgeMs = positive(options.maxAgeSeconds, "maxAgeSeconds", 30 * DAY, false) * 1000;
-    const maxBytes = positive(options.maxHistoryBytes, "maxHistoryBytes", DEFAULT_MAX_HISTORY_BYTES, false);
+    const { maxVersions, maxAgeMs, maxBytes } = boundsOf(options);
     if (maxBytes !== Infinity && !Number.isInteger(maxBytes)) {
       throw new TypeError("maxHistoryBytes must be a positive integer or Infinity");
     }
