@@ -1,4 +1,4 @@
-import { executeCommand, type MemoryStore } from "@mem/core";
+import { ErasingError, executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { FakeClock } from "./expiry-suite.js";
 import type { Harness } from "./harness.js";
 
@@ -22,7 +22,27 @@ export interface ErasureHarness<S extends MemoryStore> extends Harness<S> {
   withErasureStore(clock: FakeClock, body: (store: S) => Promise<void>): Promise<void>;
 }
 
-const ERASING = "Error: This memory is being erased; nothing was changed.";
+/** The engine's answers to an edit of `path` while its tenant is erased, and while the file is missing. */
+const answersTo = async (path: string): Promise<{ erasing: string; missing: string }> => {
+  const edit = { command: "str_replace", path, old_str: "a", new_str: "b" };
+  const seeded = new InMemoryStore();
+  await seeded.write(path, new Uint8Array([97]), { ifAbsent: true });
+  const erased = async () => {
+    throw new ErasingError(path);
+  };
+  // Every change is refused as a purge's fence refuses it; reads see the file.
+  const erasing = new Proxy(seeded, {
+    get: (target, key) => {
+      if (key === "write" || key === "update" || key === "delete" || key === "rename") return erased;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    erasing: (await executeCommand(erasing, edit)).content,
+    missing: (await executeCommand(new InMemoryStore(), edit)).content,
+  };
+};
 
 const scopeOf = (store: MemoryStore, tenant: string): MemoryStore => {
   if (!store.scope) throw new Error("the store has no scope()");
@@ -212,6 +232,9 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
         let purged = false;
         let edited = 0;
         const unexpected: string[] = [];
+        const answers = await Promise.all(
+          Array.from({ length: writers }, (_, i) => answersTo(`/memories/w${i}.md`)),
+        );
         const writer = async (i: number) => {
           // Each writer its own scope object, as agents in separate requests have.
           const scoped = scopeOf(store, racer);
@@ -225,11 +248,7 @@ export function erasureSuite<S extends MemoryStore>(harness: ErasureHarness<S>):
             if (!result.isError) {
               edited += 1;
               n += 1;
-            } else if (
-              result.content !== ERASING &&
-              result.content !==
-                `Error: The path /memories/w${i}.md does not exist. Please provide a valid path.`
-            ) {
+            } else if (result.content !== answers[i]?.erasing && result.content !== answers[i]?.missing) {
               unexpected.push(result.content);
             }
             // A writer waits for its model between calls: the event loop (and the purge) runs meanwhile.
