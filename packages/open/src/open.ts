@@ -156,12 +156,14 @@ const withBookkeeping = async (
 
 /**
  * An `encrypted+` URL over a store without encryption bookkeeping: encrypting it is a write, so a
- * reader finds no store (nothing is written, not even a key check); and a store that holds plain files
- * is never turned into a mix of plain and encrypted ones.
+ * reader finds no store (nothing is written, not even a key check); and a store (or, with `?tenant=`, a
+ * tenant) that holds plain files is never turned into a mix of plain and encrypted ones.
  */
 const checkEncryptable = async (inner: MemoryStore, spec: StoreSpec, readOnly: boolean): Promise<void> => {
   if ((await inner.stat(ENCRYPTED_DIR))?.kind === "directory") return;
-  if (await holdsAnything(inner)) {
+  // With `?tenant=`, the memory being encrypted is that tenant's: other tenants' plain files stay theirs.
+  const subject = spec.tenant !== undefined && inner.scope ? inner.scope(spec.tenant) : inner;
+  if (await holdsAnything(subject)) {
     throw new StoreSetupError(
       `${describeStore({ ...spec, encrypted: false })} holds plain (unencrypted) memory: open it without encrypted+, or copy it into a new store with mem copy.`,
     );
