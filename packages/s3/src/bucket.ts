@@ -26,6 +26,8 @@ export interface ObjectSummary {
 
 /** The most keys one ListObjectsV2 page or one DeleteObjects request carries. */
 export const BATCH = 1000;
+/** Characters valid in a key but not in an XML 1.0 document. */
+const NOT_XML = /[\uFFFE\uFFFF]/;
 
 /**
  * S3 keys are at most 1,024 bytes of UTF-8, so a longer key names no object: reads and listings of one
@@ -254,8 +256,13 @@ export class Bucket {
     return current.etag;
   }
 
-  /** Deletes keys in batches of 1,000; a key that is already gone counts as deleted. */
-  async deleteMany(keys: readonly string[]): Promise<void> {
+  /**
+   * Deletes keys in batches of 1,000; a key that is already gone counts as deleted. A key XML 1.0 cannot
+   * carry (U+FFFE, U+FFFF) cannot go in DeleteObjects' XML body: it is deleted on its own.
+   */
+  async deleteMany(all: readonly string[]): Promise<void> {
+    const keys = all.filter((key) => !NOT_XML.test(key));
+    for (const key of all) if (NOT_XML.test(key)) await this.deleteOne(key);
     for (let i = 0; i < keys.length; i += BATCH) {
       const batch = keys.slice(i, i + BATCH);
       if (batch.length === 1) {

@@ -199,7 +199,8 @@ describe("outcomes without SDK retries", () => {
 
   it("a write that timed out after it left says the change may still be applied", async () => {
     const prefix = freshPrefix();
-    const store = await fx.ownStore({ maxAttempts: 1, requestTimeout: 300 }, prefix);
+    // Long enough that no other request times out on a busy machine; the hung PutObject always does.
+    const store = await fx.ownStore({ maxAttempts: 1, requestTimeout: 2_000 }, prefix);
     try {
       fx.server.failNext({ op: "PutObject", hang: true });
       const created = await executeCommand(store, {
