@@ -82,7 +82,14 @@ if (flag >= 0) {
     }
     tarballs += 1;
     const list = spawnSync("tar", ["-tzf", file], { encoding: "utf8" }).stdout.split("\n");
-    const expected = ["package/dist/index.js", "package/dist/cjs/index.js", "package/dist/cjs/index.d.ts"];
+    // Every file the published root entry point names (its ES module build, its CommonJS entry and their
+    // types; a package with runtime-specific entries names those too).
+    const leaves = (value) =>
+      typeof value === "string" ? [value] : Object.values(value ?? {}).flatMap((v) => leaves(v));
+    const entry = (manifest.publishConfig?.exports ?? manifest.exports)["."];
+    const expected = [...new Set(leaves(entry))].map((file) => `package/${file.replace(/^\.\//, "")}`);
+    if (!expected.some((file) => file.startsWith("package/dist/cjs/")))
+      problems.push(`${manifest.name}: its root entry point has no CommonJS build`);
     const dir = packages.find((p) => p.manifest.name === manifest.name).dir;
     if (existsSync(join(root, dir, "CHANGELOG.md"))) expected.push("package/CHANGELOG.md");
     for (const entry of expected) {
