@@ -10,13 +10,13 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  ErasingError,
   type ExpiryOptions,
   expiryOf,
   type FileData,
   type FileOrListing,
   type Listing,
   type ListOptions,
-  listingFromFiles,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -39,18 +39,10 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { D1_SCHEMA } from "./d1-schema.js";
+import { createTables, type D1Like, type D1Statement } from "./d1-migrate.js";
+import { countable, fileColumns, HEAD_SQL, LISTING_SQL, listingOf, renameColumns } from "./d1-tree.js";
 import { missingBinding, toStoreFailure } from "./failure.js";
 import { below, bytesOf } from "./rows.js";
-
-/** The part of a D1 binding the store uses (`D1Database` of `@cloudflare/workers-types`). */
-interface D1Like {
-  prepare(query: string): D1Statement;
-  batch(statements: D1Statement[]): Promise<{ results?: unknown[] }[]>;
-}
-interface D1Statement {
-  bind(...values: unknown[]): D1Statement;
-}
 
 type Row = Record<string, unknown>;
 
@@ -64,6 +56,13 @@ const isD1 = (value: unknown): value is D1Like =>
 
 /** The ancestors of `path` below `/memories`, as one JSON parameter (D1 caps bound parameters at 100). */
 const ancestorsJson = (path: string): string => JSON.stringify(ancestorsOf(path).filter((a) => a !== ROOT));
+
+/**
+ * The condition that no purge fences the tenant or a tenant it is nested in (`param`: the JSON list of
+ * the scope chain's prefixes). Every change has it in its own conditional statement.
+ */
+const FENCED = (param: string): string =>
+  `NOT EXISTS (SELECT 1 FROM mem_fences WHERE tenant IN (SELECT value FROM json_each(${param})))`;
 
 /** The state shared by a store and its scopes: the binding. */
 interface Shared {
@@ -97,6 +96,8 @@ export class D1Store implements MemoryStore {
   readonly #options: D1StoreOptions;
   /** The scope chain: `""` unscoped, `a/b` for `scope("a").scope("b")` (ids never hold `/`). */
   readonly #tenant: string;
+  /** JSON of the chain's prefixes (`["a", "a/b"]` for `a/b`): the tenants whose fence stops this one's changes. */
+  readonly #chain: string;
   readonly #clock: () => number;
   readonly #expiryMs: number | null;
   readonly #scopes = new Map<string, D1Store>();
@@ -106,6 +107,8 @@ export class D1Store implements MemoryStore {
     const expiry = expiryOf(options);
     this.#shared = ScopeOf.current?.shared ?? { db };
     this.#tenant = ScopeOf.current?.tenant ?? "";
+    const levels = this.#tenant === "" ? [] : this.#tenant.split("/");
+    this.#chain = JSON.stringify(levels.map((_, i) => levels.slice(0, i + 1).join("/")));
     this.#options = options;
     this.#clock = options.clock ?? Date.now;
     this.#expiryMs = expiry ? expiry.limitMs : null;
@@ -116,17 +119,17 @@ export class D1Store implements MemoryStore {
     return this.#shared.db;
   }
 
-  /** Creates the tables once per binding (one round trip, the first time a store uses it). */
+  /**
+   * Creates the tables once per binding (one round trip the first time a store uses it; a database of
+   * schema 1 is migrated first, see d1-migrate.ts).
+   */
   #ready(db: D1Like): Promise<void> {
     let ready = created.get(db);
     if (!ready) {
-      ready = db
-        .batch(D1_SCHEMA.map((statement) => db.prepare(statement)))
-        .then(() => undefined)
-        .catch((error: unknown) => {
-          created.delete(db);
-          throw error;
-        });
+      ready = createTables(db).catch((error: unknown) => {
+        created.delete(db);
+        throw error;
+      });
       created.set(db, ready);
     }
     return ready;
@@ -213,39 +216,39 @@ export class D1Store implements MemoryStore {
     return row?.dir ? { kind: "directory" } : null;
   }
 
-  #listing(sql: (query: string, ...values: unknown[]) => D1Statement, dir: string): D1Statement {
-    const [from, to] = below(dir);
-    return sql(
-      "SELECT path, size FROM mem_files WHERE tenant = ? AND path > ? AND path < ?",
-      this.#tenant,
-      from,
-      to,
-    );
+  /** The head row and the walk of `dir`'s listing (d1-tree.ts): two statements of the command's batch. */
+  #listing(
+    sql: (query: string, ...values: unknown[]) => D1Statement,
+    dir: string,
+    depth: number,
+    options: ListOptions | undefined,
+  ): D1Statement[] {
+    const limit = options?.limit !== undefined && countable(depth) ? options.limit : -1;
+    return [sql(HEAD_SQL, this.#tenant, dir), sql(LISTING_SQL, this.#tenant, dir, limit, depth)];
   }
 
-  #toListing(dir: string, rows: Row[], depth: number, options?: ListOptions): Listing | null {
-    if (dir !== ROOT && rows.length === 0) return null;
-    const files = rows.map((row) => ({ path: row.path as string, size: row.size as number }));
-    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+  #toListing(dir: string, rows: Row[][], depth: number, options?: ListOptions): Listing | null {
+    const limit = options?.limit !== undefined && countable(depth) ? options.limit : undefined;
+    return listingOf(dir, rows[0]?.[0], rows[1] ?? [], depth, limit, options?.countFiles === true);
   }
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const [rows] = await this.#batch((sql) => [this.#listing(sql, dir)], false);
-    return this.#toListing(dir, rows ?? [], depth, options);
+    const rows = await this.#batch((sql) => this.#listing(sql, dir, depth, options), false);
+    return this.#toListing(dir, rows, depth, options);
   }
 
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
-    const [file, listing] = await this.#batch(
+    const [file, ...listing] = await this.#batch(
       (sql) => [
         sql("SELECT content, version FROM mem_files WHERE tenant = ? AND path = ?", this.#tenant, path),
-        this.#listing(sql, path),
+        ...this.#listing(sql, path, depth, options),
         ...this.#touch(sql, path),
       ],
       false,
     );
     const row = file?.[0];
     if (row) return { kind: "file", file: { data: bytesOf(row.content), version: String(row.version) } };
-    const found = this.#toListing(path, listing ?? [], depth, options);
+    const found = this.#toListing(path, listing, depth, options);
     return found ? { kind: "directory", listing: found } : null;
   }
 
@@ -287,12 +290,13 @@ export class D1Store implements MemoryStore {
         sql("UPDATE mem_meta SET value = value + 1 WHERE key = 'versions'"),
         create
           ? sql(
-              `INSERT INTO mem_files (tenant, path, content, version, size, accessed_at)
-               SELECT ?1, ?2, ?3, (SELECT value FROM mem_meta WHERE key = 'versions'), ?4, ?5
+              `INSERT INTO mem_files (tenant, path, content, version, size, accessed_at, parent, sort, listed, hid, ancestors)
+               SELECT ?1, ?2, ?3, (SELECT value FROM mem_meta WHERE key = 'versions'), ?4, ?5, ?11, ?12, ?13, ?14, ?15
                WHERE NOT EXISTS (SELECT 1 FROM mem_files WHERE tenant = ?1 AND (path = ?2 OR (path > ?6 AND path < ?7)))
                  AND NOT EXISTS (SELECT 1 FROM mem_files WHERE tenant = ?1 AND path IN (SELECT value FROM json_each(?8)))
                  AND (?9 IS NULL OR ${usage} + 1 <= ?9)
                  AND (?10 IS NULL OR ${bytes} + ?4 <= ?10)
+                 AND ${FENCED("?16")}
                RETURNING version`,
               tenant,
               path,
@@ -304,12 +308,15 @@ export class D1Store implements MemoryStore {
               ancestorsJson(path),
               maxFiles,
               maxBytes,
+              ...fileColumns(path),
+              this.#chain,
             )
           : sql(
               `UPDATE mem_files SET content = ?3, version = (SELECT value FROM mem_meta WHERE key = 'versions'),
                  size = ?4, accessed_at = ?5
                WHERE tenant = ?1 AND path = ?2 AND version = ?6
                  AND (?7 IS NULL OR ?4 <= size OR ${bytes} - size + ?4 <= ?7)
+                 AND ${FENCED("?8")}
                RETURNING version`,
               tenant,
               path,
@@ -318,6 +325,7 @@ export class D1Store implements MemoryStore {
               now,
               Number(condition.ifVersion),
               maxBytes,
+              this.#chain,
             ),
         ...this.#register(sql),
         sql(
@@ -325,12 +333,13 @@ export class D1Store implements MemoryStore {
              EXISTS (SELECT 1 FROM mem_files WHERE tenant = ?1 AND path > ?3 AND path < ?4) AS dir,
              (SELECT path FROM mem_files WHERE tenant = ?1 AND path IN (SELECT value FROM json_each(?5))
               ORDER BY length(path) LIMIT 1) AS ancestor,
-             ${usage} AS files, ${bytes} AS bytes`,
+             ${usage} AS files, ${bytes} AS bytes, NOT ${FENCED("?6")} AS fenced`,
           tenant,
           path,
           from,
           to,
           ancestorsJson(path),
+          this.#chain,
         ),
       ],
       true,
@@ -338,6 +347,7 @@ export class D1Store implements MemoryStore {
     const written = results[1]?.[0];
     if (written) return { version: String(written.version) };
     const why = results[results.length - 1]?.[0] ?? {};
+    if (why.fenced) throw new ErasingError(path);
     if (create) {
       if ((why.version !== null && why.version !== undefined) || why.dir) throw new AlreadyExistsError(path);
     } else if (
@@ -374,18 +384,22 @@ export class D1Store implements MemoryStore {
   async delete(path: string): Promise<boolean> {
     if (path === ROOT) return false;
     const [from, to] = below(path);
-    const [rows] = await this.#batch(
+    const [rows, why] = await this.#batch(
       (sql) => [
         sql(
-          "DELETE FROM mem_files WHERE tenant = ? AND (path = ? OR (path > ? AND path < ?)) RETURNING path",
+          `DELETE FROM mem_files WHERE tenant = ?1 AND (path = ?2 OR (path > ?3 AND path < ?4)) AND ${FENCED("?5")}
+           RETURNING path`,
           this.#tenant,
           path,
           from,
           to,
+          this.#chain,
         ),
+        sql(`SELECT NOT ${FENCED("?1")} AS fenced`, this.#chain),
       ],
       true,
     );
+    if (why?.[0]?.fenced) throw new ErasingError(path);
     return (rows?.length ?? 0) > 0;
   }
 
@@ -404,25 +418,37 @@ export class D1Store implements MemoryStore {
       "EXISTS (SELECT 1 FROM mem_files WHERE tenant = ?1 AND (path = ?5 OR (path > ?6 AND path < ?7)))";
     const blocked =
       "EXISTS (SELECT 1 FROM mem_files WHERE tenant = ?1 AND path IN (SELECT value FROM json_each(?8)))";
-    const args = [tenant, from, fromLow, fromHigh, to, toLow, toHigh, ancestorsJson(to)];
+    const args = [tenant, from, fromLow, fromHigh, to, toLow, toHigh, ancestorsJson(to), this.#chain];
     const results = await this.#batch(
       (sql) => [
         sql(
-          `INSERT OR REPLACE INTO mem_guard (tenant, ok) VALUES (?1, ${exists} AND NOT ${taken} AND NOT ${blocked})`,
+          `INSERT OR REPLACE INTO mem_guard (tenant, ok)
+           VALUES (?1, ${exists} AND NOT ${taken} AND NOT ${blocked} AND ${FENCED("?9")})`,
           ...args,
         ),
         sql(
-          `UPDATE mem_files SET path = ?5 || substr(path, length(?2) + 1), accessed_at = ?9
+          // SET reads the row as it was: \`path = ?2\` picks the renamed file itself, the rest moved beneath.
+          `UPDATE mem_files SET path = ?5 || substr(path, length(?2) + 1), accessed_at = ?10,
+             parent = CASE WHEN path = ?2 THEN ?11 ELSE ?5 || substr(parent, length(?2) + 1) END,
+             sort = CASE WHEN path = ?2 THEN ?12 ELSE sort END,
+             listed = CASE WHEN path = ?2 THEN ?13 ELSE listed END,
+             hid = CASE WHEN hid > ?17 THEN hid - ?17 + ?18 ELSE ?14 END,
+             ancestors = CASE WHEN path = ?2 THEN ?15 ELSE (
+               SELECT CASE WHEN tail = '[]' THEN ?16 ELSE substr(?16, 1, length(?16) - 1) || ',' || substr(tail, 2) END
+               FROM (SELECT json_group_array(json_array(?5 || substr(json_extract(a.value, '$[0]'), length(?2) + 1),
+                       json_extract(a.value, '$[1]'), json_extract(a.value, '$[2]'))) AS tail
+                     FROM json_each(mem_files.ancestors) a WHERE a.key > ?17)) END
            WHERE tenant = ?1 AND (path = ?2 OR (path > ?3 AND path < ?4))
              AND (SELECT ok FROM mem_guard WHERE tenant = ?1) = 1`,
           ...args,
           this.#clock(),
+          ...renameColumns(from, to),
         ),
         sql(
           `SELECT ${exists} AS present, ${taken} AS taken,
              (SELECT path FROM mem_files WHERE tenant = ?1 AND path IN (SELECT value FROM json_each(?8))
               ORDER BY length(path) LIMIT 1) AS ancestor,
-             (SELECT ok FROM mem_guard WHERE tenant = ?1) AS ok`,
+             (SELECT ok FROM mem_guard WHERE tenant = ?1) AS ok, NOT ${FENCED("?9")} AS fenced`,
           ...args,
         ),
         sql("DELETE FROM mem_guard WHERE tenant = ?", tenant),
@@ -431,6 +457,7 @@ export class D1Store implements MemoryStore {
     );
     const why = results[2]?.[0] ?? {};
     if (why.ok === 1) return;
+    if (why.fenced) throw new ErasingError(from);
     if (!why.present) throw new NotFoundError(from);
     if (why.taken) throw new AlreadyExistsError(to);
     if (typeof why.ancestor === "string") throw new NotADirectoryError(to, why.ancestor);
@@ -516,7 +543,12 @@ export class D1Store implements MemoryStore {
     );
   }
 
-  /** One batch: counts, then (unless `dryRun`) deletes the tenant's files, nested tenants and registrations. */
+  /**
+   * Unless `dryRun`, first puts up the tenant's fence (one batch of its own, so every change of the
+   * tenant or a nested one that comes after it is refused with `ErasingError`), then one batch: counts,
+   * deletes the tenant's files, directories, nested tenants and registrations, and takes the fences down.
+   * A purge interrupted between the two leaves the fence up until it is run again.
+   */
   async purge(options?: PurgeOptions): Promise<PurgeResult> {
     const { dryRun } = purgeOptions(options);
     if (this.#tenant === "") throw unscopedPurgeError();
@@ -526,6 +558,9 @@ export class D1Store implements MemoryStore {
     const parent = cut < 0 ? "" : chain.slice(0, cut);
     const id = chain.slice(cut + 1);
     const mine = "(tenant = ?1 OR (tenant > ?2 AND tenant < ?3))";
+    if (!dryRun) {
+      await this.#batch((sql) => [sql("INSERT OR IGNORE INTO mem_fences (tenant) VALUES (?)", chain)], true);
+    }
     const [counted] = await this.#batch(
       (sql) => [
         sql(
@@ -546,6 +581,8 @@ export class D1Store implements MemoryStore {
               ),
               sql("DELETE FROM mem_tenants WHERE parent = ? AND id = ?", parent, id),
               sql(`DELETE FROM mem_guard WHERE ${mine}`, chain, from, to),
+              sql(`DELETE FROM mem_dirs WHERE ${mine}`, chain, from, to),
+              sql(`DELETE FROM mem_fences WHERE ${mine}`, chain, from, to),
             ]),
       ],
       !dryRun,

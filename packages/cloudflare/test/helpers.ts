@@ -8,6 +8,7 @@ export const bindings = env as unknown as {
   OTHER: DurableObjectNamespace;
   DB: D1Database;
   BROKEN: D1Database;
+  LEGACY: D1Database;
 };
 
 let stores = 0;

@@ -35,16 +35,23 @@ export function countingNamespace<N>(namespace: N): { namespace: N; calls: Map<s
   return { namespace: counted as unknown as N, calls };
 }
 
-/** `db`, passed through, with its round trips counted (every statement of the stores goes in a batch). */
-export function countingD1<D>(db: D): { db: D; roundTrips: () => number } {
+/**
+ * `db`, passed through, with its round trips counted (every statement of the stores goes in a batch),
+ * and the rows D1 says it read for them (`meta.rows_read` of each statement's result).
+ */
+export function countingD1<D>(db: D): { db: D; roundTrips: () => number; rowsRead: () => number } {
   const real = db as unknown as Database;
   let trips = 0;
+  let rows = 0;
   const counted: Database = {
     prepare: (query) => real.prepare(query),
-    batch: (statements) => {
+    batch: async (statements) => {
       trips += 1;
-      return real.batch(statements);
+      const results = await real.batch(statements);
+      for (const result of results as { meta?: { rows_read?: number } }[])
+        rows += result.meta?.rows_read ?? 0;
+      return results;
     },
   };
-  return { db: counted as unknown as D, roundTrips: () => trips };
+  return { db: counted as unknown as D, roundTrips: () => trips, rowsRead: () => rows };
 }
