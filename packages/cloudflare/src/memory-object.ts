@@ -27,7 +27,8 @@ import {
 interface PeerStub {
   register(address: ObjectAddress, binding: string, id: string): Promise<void>;
   unregister(id: string): Promise<void>;
-  purgeTree(address: ObjectAddress, binding: string, dryRun: boolean): Promise<PurgeResult>;
+  purgeTree(address: ObjectAddress, binding: string, dryRun: boolean, nested?: boolean): Promise<PurgeResult>;
+  release(address: ObjectAddress, binding: string): Promise<void>;
 }
 
 interface Env {
@@ -241,12 +242,26 @@ export class MemoryObject extends DurableObject<Env> {
   }
 
   /**
-   * Erases this object and every tenant nested in it (their objects first, so an interruption leaves this
-   * one registered and a re-run completes), then leaves its parent's list. `dryRun` only counts.
+   * Erases this object and every tenant nested in it, fenced (SPEC §7): first this object's fence goes
+   * up (every change it is asked for from then on answers `ErasingError`), then each nested tenant is
+   * erased the same way and left fenced, then this object's rows are deleted, keeping the fence and the
+   * list of nested tenants to release, in one synchronous step (one commit). Only then, on the purged
+   * tenant itself (`nested` false), it leaves its parent's list and releases (`release`): its fence goes
+   * down, then each nested one's. So no change to the tenant or to one nested in it lands between the
+   * start of the purge and its end, and an interrupted purge leaves
+   * the fences up (changes refused, reads answered) until it is run again, which completes it from the
+   * registry and the release list it finds. `dryRun` only counts, and fences nothing.
    */
-  async purgeTree(address: ObjectAddress, binding: string, dryRun: boolean): Promise<PurgeResult> {
+  async purgeTree(
+    address: ObjectAddress,
+    binding: string,
+    dryRun: boolean,
+    nested = false,
+  ): Promise<PurgeResult> {
     this.#ensure();
-    const children = this.ctx.storage.sql
+    const sql = this.ctx.storage.sql;
+    if (!dryRun) this.#setMeta("fence", 1);
+    const children = sql
       .exec("SELECT id FROM mem_tenants ORDER BY id")
       .toArray()
       .map((row) => row.id as string);
@@ -254,21 +269,48 @@ export class MemoryObject extends DurableObject<Env> {
     let bytes = 0;
     for (const child of children) {
       const name = `${address.self}/${child}`;
-      const removed = await this.#peer(binding, name).purgeTree(addressOf(name), binding, dryRun);
+      const removed = await this.#peer(binding, name).purgeTree(addressOf(name), binding, dryRun, true);
       files += removed.files;
       bytes += removed.bytes;
     }
     const own = this.#ensure().totals();
     files += own.files;
     bytes += own.bytes;
-    if (!dryRun) {
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      this.#files = null;
+    if (dryRun) return { files, bytes };
+    // One synchronous step: the rows go, the fence and the tenants to release stay.
+    const release = [...new Set([...this.#releaseList(), ...children])].sort();
+    sql.exec("DELETE FROM mem_files");
+    sql.exec("DELETE FROM mem_tenants");
+    sql.exec("DELETE FROM mem_meta WHERE key <> 'fence'");
+    this.#setMeta("release", JSON.stringify(release));
+    await this.ctx.storage.deleteAlarm();
+    if (!nested) {
       if (address.parent !== null && address.id !== null) {
         await this.#peer(binding, address.parent).unregister(address.id);
       }
+      await this.release(address, binding);
     }
     return { files, bytes };
+  }
+
+  /** The nested tenants an interrupted purge had erased and not yet released. */
+  #releaseList(): string[] {
+    const listed = this.#meta("release");
+    return typeof listed === "string" ? (JSON.parse(listed) as string[]) : [];
+  }
+
+  /**
+   * The end of a purge: this object's fence goes down first, then the nested tenants are released the
+   * same way, then the list of them. A change to a released nested tenant may land at once; it
+   * registers with this object, which keeps the registration (it erases nothing any more).
+   */
+  async release(address: ObjectAddress, binding: string): Promise<void> {
+    const children = this.#releaseList();
+    this.ctx.storage.sql.exec("DELETE FROM mem_meta WHERE key = 'fence'");
+    for (const child of children) {
+      const name = `${address.self}/${child}`;
+      await this.#peer(binding, name).release(addressOf(name), binding);
+    }
+    this.ctx.storage.sql.exec("DELETE FROM mem_meta WHERE key = 'release'");
   }
 }

@@ -8,6 +8,7 @@ import {
   AlreadyExistsError,
   ancestorsOf,
   ConflictError,
+  ErasingError,
   exceedsQuota,
   type FileData,
   type FileOrListing,
@@ -119,6 +120,11 @@ export class ObjectFiles implements MemoryStore {
     }
   }
 
+  /** A purge has fenced this object (memory-object.ts): every change is refused until it ends. */
+  #refuseWhileErasing(path: string): void {
+    if (this.#rows("SELECT 1 FROM mem_meta WHERE key = 'fence'").length > 0) throw new ErasingError(path);
+  }
+
   #file(path: string): { content: Uint8Array; version: number; size: number } | null {
     const row = this.#rows("SELECT content, version, size FROM mem_files WHERE path = ?", path)[0];
     return row
@@ -191,6 +197,7 @@ export class ObjectFiles implements MemoryStore {
     condition: WriteCondition,
     quota: WriteQuota | undefined,
   ): { version: Version } {
+    this.#refuseWhileErasing(path);
     const current = this.#file(path);
     if ("ifAbsent" in condition) {
       if (current || this.#isDirectory(path)) throw new AlreadyExistsError(path);
@@ -230,6 +237,7 @@ export class ObjectFiles implements MemoryStore {
 
   async delete(path: string): Promise<boolean> {
     if (path === ROOT) return false;
+    this.#refuseWhileErasing(path);
     const [from, to] = below(path);
     const removed = this.#exec(
       "DELETE FROM mem_files WHERE path = ? OR (path > ? AND path < ?)",
@@ -241,6 +249,7 @@ export class ObjectFiles implements MemoryStore {
   }
 
   async rename(from: string, to: string): Promise<void> {
+    this.#refuseWhileErasing(from);
     const isFile = this.#file(from) !== null;
     if (!isFile && !this.#isDirectory(from)) throw new NotFoundError(from);
     if (this.#file(to) || this.#isDirectory(to)) throw new AlreadyExistsError(to);

@@ -6,6 +6,7 @@
 import {
   AlreadyExistsError,
   ConflictError,
+  ErasingError,
   type ExecuteOptions,
   isStoreError,
   type MemoryChange,
@@ -40,7 +41,7 @@ export interface CommandReply {
 }
 
 export type WireError =
-  | { readonly code: "NOT_FOUND" | "ALREADY_EXISTS" | "CONFLICT"; readonly path: string }
+  | { readonly code: "NOT_FOUND" | "ALREADY_EXISTS" | "CONFLICT" | "ERASING"; readonly path: string }
   | { readonly code: "NOT_A_DIRECTORY"; readonly path: string; readonly ancestor: string }
   | { readonly code: "QUOTA_EXCEEDED"; readonly path: string; readonly usage: Usage }
   | { readonly code: "STORE_FAILURE"; readonly reason: string; readonly mayBeApplied: boolean };
@@ -95,7 +96,7 @@ export const toWire = (error: unknown): WireError | null => {
     case "STORE_FAILURE":
       return { code: "STORE_FAILURE", reason: e.reason ?? "", mayBeApplied: e.mayBeApplied === true };
     default:
-      return { code: e.code as "NOT_FOUND" | "ALREADY_EXISTS" | "CONFLICT", path: e.path };
+      return { code: e.code as "NOT_FOUND" | "ALREADY_EXISTS" | "CONFLICT" | "ERASING", path: e.path };
   }
 };
 
@@ -107,6 +108,8 @@ export const fromWire = (error: WireError): Error => {
       return new AlreadyExistsError(error.path);
     case "CONFLICT":
       return new ConflictError(error.path);
+    case "ERASING":
+      return new ErasingError(error.path);
     case "NOT_A_DIRECTORY":
       return new NotADirectoryError(error.path, error.ancestor);
     case "QUOTA_EXCEEDED":
