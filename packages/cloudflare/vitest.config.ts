@@ -12,7 +12,7 @@ export default defineConfig({
           MEMORY: { className: "MemoryObject", useSQLite: true },
           OTHER: { className: "OtherObject", useSQLite: true },
         },
-        d1Databases: ["DB", "BROKEN", "LEGACY"],
+        d1Databases: ["DB", "BROKEN", "LEGACY", "LIMITS"],
       },
     }),
   ],

@@ -18,6 +18,7 @@ export function reasonOf(error: unknown, store: StoreName): string {
   ) {
     return `${store} storage limit reached`;
   }
+  if (/string or blob too big/i.test(message)) return `${store} row size limit reached`;
   if (
     /too many SQL variables|SQLITE_TOOBIG|statement too long|too many (statements|queries)|LIMIT_/i.test(
       message,
@@ -43,8 +44,10 @@ export function reasonOf(error: unknown, store: StoreName): string {
 export function toStoreFailure(error: unknown, store: StoreName, mayBeApplied = false): Error {
   if (isStoreError(error)) return error as Error;
   const reason = reasonOf(error, store);
-  // A binding of the wrong kind refuses the call before anything runs: nothing can have been applied.
-  const refused = reason.startsWith("the ");
+  // A binding of the wrong kind refuses the call before anything runs; an error with SQLite's result
+  // code came from running the statements, and a batch (a transaction) that fails is rolled back whole.
+  // Either way nothing can have been applied.
+  const refused = reason.startsWith("the ") || /\bSQLITE_[A-Z]+\b/.test(messageOf(error));
   return new StoreFailureError(reason, { cause: error, mayBeApplied: mayBeApplied && !refused });
 }
 

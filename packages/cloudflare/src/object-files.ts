@@ -142,9 +142,10 @@ export class ObjectFiles implements MemoryStore {
   #fileAncestor(path: string): string | null {
     const ancestors = ancestorsOf(path).filter((a) => a !== ROOT);
     if (ancestors.length === 0) return null;
+    // One JSON parameter, not one per level: the runtime allows 100 bound parameters to a statement.
     const found = this.#rows(
-      `SELECT path FROM mem_files WHERE path IN (${ancestors.map(() => "?").join(", ")})`,
-      ...ancestors,
+      "SELECT path FROM mem_files WHERE path IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ancestors),
     ).map((row) => row.path as string);
     return found.sort((a, b) => a.length - b.length)[0] ?? null;
   }

@@ -9,6 +9,7 @@ export const bindings = env as unknown as {
   DB: D1Database;
   BROKEN: D1Database;
   LEGACY: D1Database;
+  LIMITS: D1Database;
 };
 
 let stores = 0;
