@@ -19,6 +19,10 @@ export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?:
       hookTimeout: overrides.hookTimeout ?? 60_000,
       pool: "forks",
       // The JSON report lets the root test command print one closing tally for the whole repository.
-      reporters: ["default", ["json", { outputFile: ".vitest-report.json" }]],
+      // A run of the suite in another runtime (testkit's runVitestInRuntime) names a report file of its own.
+      reporters: [
+        "default",
+        ["json", { outputFile: process.env.MEM_VITEST_REPORT ?? ".vitest-report.json" }],
+      ],
     },
   });

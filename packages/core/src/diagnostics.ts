@@ -88,8 +88,21 @@ const channels = ((): Channels | undefined => {
   }
 })();
 
+/**
+ * Whether anyone listens to a tracing channel. Bun's `TracingChannel` has no `hasSubscribers` of its
+ * own; its five channels have one each.
+ */
+const listened = (channel: TracingChannel<object> | undefined): boolean => {
+  if (!channel) return false;
+  const own = (channel as { hasSubscribers?: unknown }).hasSubscribers;
+  if (typeof own === "boolean") return own;
+  return [channel.start, channel.end, channel.asyncStart, channel.asyncEnd, channel.error].some(
+    (one) => one?.hasSubscribers === true,
+  );
+};
+
 /** Whether anyone listens to commands: the only check made when nobody does. */
-export const tracingCommands = (): boolean => channels?.command.hasSubscribers === true;
+export const tracingCommands = (): boolean => listened(channels?.command);
 
 type TraceOptions = { actor?: string | undefined; tenant?: string | undefined };
 
@@ -207,7 +220,7 @@ const observe = (
           if (trace.path === undefined && path !== undefined) trace.path = path;
           if (operation === "rename" && typeof args[1] === "string") trace.newPath = args[1];
           const call = () => counted(trace, operation, method, target, args);
-          if (!channel.hasSubscribers) return call();
+          if (!listened(channel)) return call();
           return channel.tracePromise(call, { operation, backend: trace.backend, path, parent: trace });
         };
       }

@@ -129,3 +129,139 @@ export async function runSuitesInRuntime(
     `${runtime} ${script} exited with ${code}:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`,
   );
 }
+
+/** What a vitest run in another runtime reported: each test by file and full name, and its outcome. */
+export interface VitestReport {
+  readonly passed: string[];
+  readonly failed: { name: string; message: string }[];
+  /** Tests the run registered and did not run (skipped, todo), and files that failed to load. */
+  readonly notRun: string[];
+}
+
+const vitestEntry = (packageDir: string): string => {
+  const from = createRequire(join(packageDir, "package.json"));
+  return join(dirname(from.resolve("vitest/package.json")), "vitest.mjs");
+};
+
+/**
+ * Runs vitest itself in `runtime` (Bun with `--bun`, so its forks are Bun too; Deno with its Node
+ * compatibility) on the package's test files, `exclude` left out, with the JSON report written to a
+ * file of its own (the package's `.vitest-report.json` stays Node's). `MEM_TEST_RUNTIME` names the
+ * runtime to the tests. Throws with the output when the run wrote no report.
+ */
+export async function runVitestInRuntime(
+  runtime: Runtime,
+  packageDir: string,
+  options: { exclude?: readonly string[]; timeoutMs?: number } = {},
+): Promise<VitestReport> {
+  const { mkdtemp, readFile, rm } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const dir = await mkdtemp(join(tmpdir(), `mem-vitest-${runtime}-`));
+  const output = join(dir, "report.json");
+  const args = [
+    vitestEntry(packageDir),
+    "run",
+    "--root",
+    packageDir,
+    ...(options.exclude ?? []).flatMap((pattern) => ["--exclude", pattern]),
+  ];
+  const command = runtime === "bun" ? ["--bun", ...args] : ["run", "--allow-all", "--no-lock", ...args];
+  try {
+    const { code, stdout, stderr } = await new Promise<{
+      code: number | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve, reject) => {
+      const child = spawn(runtimeBinary(runtime), command, {
+        cwd: packageDir,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: {
+          ...process.env,
+          NO_COLOR: "1",
+          DENO_NO_UPDATE_CHECK: "1",
+          MEM_TEST_RUNTIME: runtime,
+          MEM_VITEST_REPORT: output,
+        },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+      });
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 480_000);
+      child.on("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.on("close", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    let json: {
+      testResults: {
+        name: string;
+        status: string;
+        message?: string;
+        assertionResults: {
+          ancestorTitles: string[];
+          title: string;
+          status: string;
+          failureMessages?: string[];
+        }[];
+      }[];
+    };
+    try {
+      json = JSON.parse(await readFile(output, "utf8"));
+    } catch {
+      throw new Error(
+        `${runtime}: vitest exited with ${code} and no report:\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`,
+      );
+    }
+    const report: VitestReport = { passed: [], failed: [], notRun: [] };
+    for (const file of json.testResults) {
+      const name = file.name.slice(packageDir.length + 1);
+      if (file.assertionResults.length === 0)
+        report.notRun.push(`${name}: ${file.status} ${file.message ?? ""}`);
+      for (const test of file.assertionResults) {
+        const full = [name, ...test.ancestorTitles, test.title].join(" > ");
+        if (test.status === "passed") report.passed.push(full);
+        else if (test.status === "failed") {
+          report.failed.push({ name: full, message: (test.failureMessages ?? []).join("\n").slice(0, 2000) });
+        } else report.notRun.push(`${full}: ${test.status}`);
+      }
+    }
+    if (code !== 0 && report.failed.length === 0) {
+      report.failed.push({ name: "(run)", message: `exited with ${code}: ${stderr.slice(-2000)}` });
+    }
+    return report;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The full names of the tests vitest registers for the package under Node, as `runVitestInRuntime` names them. */
+export async function vitestTestNames(
+  packageDir: string,
+  exclude: readonly string[] = [],
+): Promise<string[]> {
+  const { execFile } = await import("node:child_process");
+  const args = [
+    vitestEntry(packageDir),
+    "list",
+    "--json",
+    "--root",
+    packageDir,
+    ...exclude.flatMap((pattern) => ["--exclude", pattern]),
+  ];
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, args, { cwd: packageDir, maxBuffer: 64 * 1024 * 1024 }, (error, out) =>
+      error ? reject(error) : resolve(out),
+    ),
+  );
+  const listed = JSON.parse(stdout) as { name: string; file: string }[];
+  return listed.map((test) => `${test.file.slice(packageDir.length + 1)} > ${test.name}`);
+}
