@@ -26,17 +26,17 @@ const argsFor = (runtime: Runtime, script: string, args: readonly string[]): str
     ? ["run", "--allow-all", "--sloppy-imports", "--conditions=@mem/source", "--no-lock", script, ...args]
     : ["--conditions=@mem/source", script, ...args];
 
-/** Runs `script` in `runtime` to its end (at most `timeoutMs`), with its exit code and output. */
-export function runInRuntime(
-  runtime: Runtime,
-  script: string,
-  args: readonly string[] = [],
-  timeoutMs = 240_000,
+/** Runs `binary` with `args` to its end (killed after `timeoutMs`), with its exit code and output. */
+function spawnCapture(
+  binary: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string>; timeoutMs: number },
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(runtimeBinary(runtime), argsFor(runtime, script, args), {
+    const child = spawn(binary, args, {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", ...options.env },
     });
     let stdout = "";
     let stderr = "";
@@ -46,7 +46,7 @@ export function runInRuntime(
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
     child.on("error", (error) => {
       clearTimeout(timer);
       reject(error);
@@ -56,6 +56,16 @@ export function runInRuntime(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Runs `script` in `runtime` to its end (at most `timeoutMs`), with its exit code and output. */
+export function runInRuntime(
+  runtime: Runtime,
+  script: string,
+  args: readonly string[] = [],
+  timeoutMs = 240_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return spawnCapture(runtimeBinary(runtime), argsFor(runtime, script, args), { timeoutMs });
 }
 
 /** The outcome of the tests a `plainRunner` ran. */
@@ -167,39 +177,10 @@ export async function runVitestInRuntime(
   ];
   const command = runtime === "bun" ? ["--bun", ...args] : ["run", "--allow-all", "--no-lock", ...args];
   try {
-    const { code, stdout, stderr } = await new Promise<{
-      code: number | null;
-      stdout: string;
-      stderr: string;
-    }>((resolve, reject) => {
-      const child = spawn(runtimeBinary(runtime), command, {
-        cwd: packageDir,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...process.env,
-          NO_COLOR: "1",
-          DENO_NO_UPDATE_CHECK: "1",
-          MEM_TEST_RUNTIME: runtime,
-          MEM_VITEST_REPORT: output,
-        },
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString("utf8");
-      });
-      child.stderr.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8");
-      });
-      const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 480_000);
-      child.on("error", (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      child.on("close", (code) => {
-        clearTimeout(timer);
-        resolve({ code, stdout, stderr });
-      });
+    const { code, stdout, stderr } = await spawnCapture(runtimeBinary(runtime), command, {
+      cwd: packageDir,
+      env: { MEM_TEST_RUNTIME: runtime, MEM_VITEST_REPORT: output },
+      timeoutMs: options.timeoutMs ?? 480_000,
     });
     let json: {
       testResults: {
