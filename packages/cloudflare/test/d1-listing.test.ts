@@ -1,4 +1,4 @@
-import { executeCommand, InMemoryStore } from "@mem/core";
+import { executeCommand, InMemoryStore, type Listing } from "@mem/core";
 import { describe, expect, it } from "vitest";
 import { D1Store } from "../src/index.js";
 import { bindings, countingD1, freshName } from "./helpers.js";
@@ -23,8 +23,17 @@ const views = [
   "/memories/z",
 ];
 
+const sorted = (listing: Listing | null) =>
+  listing && { ...listing, entries: [...listing.entries].sort((a, b) => (a.path < b.path ? -1 : 1)) };
+
 async function compareViews(d1: D1Store, memory: InMemoryStore) {
   for (const path of views) {
+    // The counts of listed files a wrapper such as the encrypted store asks for, at one and two levels.
+    for (const depth of [1, 2]) {
+      expect(sorted(await d1.list(path, depth, { countFiles: true }))).toEqual(
+        sorted(await memory.list(path, depth, { countFiles: true })),
+      );
+    }
     for (const listLimit of [undefined, 1, 2, 3, 5, 8, 1000]) {
       await both(d1, memory, { command: "view", path }, listLimit);
     }
