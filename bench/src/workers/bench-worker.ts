@@ -54,9 +54,29 @@ const open = (env: Env) => {
   };
 };
 
+/**
+ * `GET /tree?tenant=t&files=n&from=i`: adds files `from`..`n-1` of a tree (20 directories of 5
+ * subdirectories) to the D1 tenant, then views `/memories` once (1,000 entries shown at most) and
+ * answers the rows D1 read for that view.
+ */
+const tree = async (env: Env, url: URL): Promise<Response> => {
+  stores ??= open(env);
+  const { d1 } = stores;
+  const store = new D1Store(d1.db).scope(url.searchParams.get("tenant") ?? "tree");
+  const files = Number(url.searchParams.get("files") ?? "0");
+  for (let i = Number(url.searchParams.get("from") ?? "0"); i < files; i += 1) {
+    const path = `/memories/d${i % 20}/s${Math.floor(i / 20) % 5}/f${i}.md`;
+    await executeCommand(store, { command: "create", path, file_text: "note\n" });
+  }
+  const before = d1.rowsRead();
+  const viewed = await executeCommand(store, { command: "view", path: "/memories" });
+  return Response.json({ rows: d1.rowsRead() - before, isError: viewed.isError });
+};
+
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
+    if (url.pathname === "/tree") return tree(env, url);
     const store = url.searchParams.get("store");
     const count = Number(url.searchParams.get("count") ?? "1");
     const start = Number(url.searchParams.get("start") ?? "0");
@@ -64,6 +84,7 @@ export default {
     const { rpc, d1, objects, database } = stores;
     const rpcsBefore = [...rpc.calls.values()].reduce((a, b) => a + b, 0);
     const tripsBefore = d1.roundTrips();
+    const rowsBefore = d1.rowsRead();
     let errors = 0;
     for (let n = start; n < start + count; n += 1) {
       const input = mixStep(n);
@@ -77,6 +98,10 @@ export default {
       store === "do"
         ? [...rpc.calls.values()].reduce((a, b) => a + b, 0) - rpcsBefore
         : d1.roundTrips() - tripsBefore;
-    return Response.json({ errors, requests: store === "memory" ? 0 : requests });
+    return Response.json({
+      errors,
+      requests: store === "memory" ? 0 : requests,
+      rows: store === "d1" ? d1.rowsRead() - rowsBefore : 0,
+    });
   },
 };
