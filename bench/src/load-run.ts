@@ -1,17 +1,13 @@
 /**
- * A memory service under load: T tenants × A concurrent agents, each agent repeating realistic sessions
+ * The load benchmark's run: T tenants × A concurrent agents, each agent repeating realistic sessions
  * (view `/memories`, view two or three files, one or two edits, sometimes a create, a rename or a delete)
  * through `executeCommand` on `store.scope(tenant)`, against Postgres, Redis, Redis Cluster, SQLite and
  * fs, and the same sessions through the raw drivers. Servers are started by @mem/testkit on loopback.
- *
- * Usage: `npx -y pnpm@10 --filter @mem/bench bench:load [--tenants=1000] [--agents=64] [--seconds=20]
- * [--levels=1,4,16,64] [--hot=0.25] [--only=postgres,raw-postgres,...] [--quick] [--out=load.md]`. Results go to
- * `bench/results/load.md` (`load-quick.md` with `--quick`) with an SVG chart of p99 latency against load.
+ * `bench:load` (load.ts) runs it on its own; `pnpm bench` (main.ts) runs its quick form.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { FsStore } from "@mem/fs";
 import { PostgresStore } from "@mem/postgres";
 import { RedisStore } from "@mem/redis";
@@ -26,29 +22,38 @@ import { toolOver } from "./ours.js";
 import { rawFsBackend } from "./raw-fs.js";
 import { RAW_PG_TABLE, rawPgTableSql, rawPgTool } from "./raw-postgres.js";
 import { rawRedisTool } from "./raw-redis.js";
+import { rawSqlite } from "./raw-sqlite.js";
+import type { Target } from "./report.js";
 import type { Tool } from "./subject.js";
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
-const quick = process.argv.includes("--quick");
-const TENANTS = Number(flag("tenants") ?? (quick ? 20 : 1_000));
-const AGENTS = Number(flag("agents") ?? (quick ? 4 : 64));
-const SECONDS = Number(flag("seconds") ?? (quick ? 1 : 20));
-const LEVELS = (flag("levels")?.split(",").map(Number) ?? levelsUpTo(AGENTS)).filter((n) => n > 0);
-const ONLY = flag("only")?.split(",");
-/** Share of the sessions that go to one hot tenant, whose agents meet on one file. */
-const HOT = Number(flag("hot") ?? 0.25);
+/** The agent counts the speed targets are stated at, in full and quick runs alike. */
+export const DEFAULT_LEVELS = [8, 32, 64];
 
-function levelsUpTo(max: number): number[] {
-  const levels: number[] = [];
-  for (let n = 1; n < max; n *= 4) levels.push(n);
-  levels.push(max);
-  return levels;
+export interface LoadOptions {
+  tenants: number;
+  /** Concurrent agents of each level, in order. */
+  levels: number[];
+  /** Length of each level. */
+  seconds: number;
+  /** Share of the sessions that go to one hot tenant, whose agents meet on one file. */
+  hot: number;
+  /** Subjects to run (`postgres`, `raw-postgres`, ...); all without it. */
+  only?: string[] | undefined;
+  quick: boolean;
+  /** The chart's file name, linked from the Markdown. */
+  svgFile: string;
+  log(line: string): void;
+}
+
+export interface LoadReport {
+  markdown: string;
+  svg: string;
+  targets: Target[];
 }
 
 /** What one subject measures on its server, as monotonic totals read before and after each level. */
 interface ServerProbe {
-  /** CPU seconds the server processes used so far; `null` when the store runs in this process. */
+  /** CPU seconds the server processes used so far (this process's when the store runs in it). */
   cpuSeconds(): Promise<number | null>;
   /** Bytes sent both ways between this process and the server so far; `null` without a network. */
   wireBytes(): Promise<number | null>;
@@ -72,9 +77,8 @@ interface Subject {
 
 type Factory = () => Promise<Subject>;
 
-const here = dirname(fileURLToPath(import.meta.url));
-
-const main = async () => {
+export const runLoad = async (options: LoadOptions): Promise<LoadReport> => {
+  const { tenants: TENANTS, levels: LEVELS, seconds: SECONDS, hot: HOT, only: ONLY, log } = options;
   const tmp = mkdtempSync(join(tmpdir(), "mem-bench-load-"));
   const wanted = (name: string) => !ONLY || ONLY.includes(name);
   const needs = (prefix: string) =>
@@ -137,8 +141,13 @@ const main = async () => {
         return total;
       },
     });
+    // In-process stores have no server: their CPU is this process's (store, driver and the harness alike,
+    // so a store and its raw baseline compare on equal terms).
     const noServer = (root: string, held: string): ServerProbe => ({
-      cpuSeconds: async () => null,
+      cpuSeconds: async () => {
+        const used = process.cpuUsage();
+        return (used.user + used.system) / 1e6;
+      },
       wireBytes: async () => null,
       heldBytes: async () => diskBytes(root),
       held,
@@ -238,6 +247,18 @@ const main = async () => {
           close: () => store.close(),
         };
       },
+      "raw-sqlite": async () => {
+        const dir = join(tmp, "raw-sqlite");
+        mkdirSync(dir, { recursive: true });
+        const db = rawSqlite(join(dir, "load.db"));
+        return {
+          name: "raw-sqlite",
+          raw: true,
+          tool: (tenant) => db.tool(tenant),
+          probe: noServer(dir, "database file and WAL on disk"),
+          close: async () => db.close(),
+        };
+      },
       fs: async () => {
         const root = join(tmp, "fs");
         const store = new FsStore({ root });
@@ -296,7 +317,7 @@ const main = async () => {
           }),
         };
         seeded.push(row);
-        console.log(
+        log(
           `${name}: ${TENANTS} tenants seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s, ${whole(row.heldBytesPerTenant)} B held per tenant`,
         );
       }
@@ -320,7 +341,7 @@ const main = async () => {
             lostUpdates: null,
           };
           rows.push(row);
-          console.log(
+          log(
             `${subject.name} at ${agents} agents: ${Math.round(row.opsPerSec)} ops/s, p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, p999 ${row.p999Ms.toFixed(1)} ms, ${row.errors} errors`,
           );
         }
@@ -328,29 +349,23 @@ const main = async () => {
       for (const { subject, tools, expected } of prepared) {
         const lost = await countLost(tools, expected);
         for (const row of rows) if (row.subject === subject.name) row.lostUpdates = lost.lost;
-        console.log(`${subject.name}: lost updates: ${lost.lost} of ${lost.checked}`);
+        log(`${subject.name}: lost updates: ${lost.lost} of ${lost.checked}`);
       }
     } finally {
       for (const { subject } of prepared) await subject.close();
     }
     const order = prepared.map(({ subject }) => subject.name);
     rows.sort((a, b) => order.indexOf(a.subject) - order.indexOf(b.subject) || a.agents - b.agents);
-    const out = join(here, "..", "results", flag("out") ?? (quick ? "load-quick.md" : "load.md"));
-    mkdirSync(dirname(out), { recursive: true });
-    const svgName = out.replace(/\.md$/, ".svg");
-    const { markdown, svg } = renderLoad(rows, seeded, {
+    return renderLoad(rows, seeded, {
       tenants: TENANTS,
       seconds: SECONDS,
       hot: HOT,
       cores: cpus().length,
       loadAtStart,
       loadAtEnd: uptimeText(),
-      svgFile: svgName.split("/").at(-1)!,
-      quick,
+      svgFile: options.svgFile,
+      quick: options.quick,
     });
-    writeFileSync(out, markdown);
-    writeFileSync(svgName, svg);
-    console.log(markdown);
   } finally {
     for (const close of closers) await close().catch(() => undefined);
     await postgres?.stop();
@@ -410,4 +425,33 @@ const countLost = async (
   return { lost, checked };
 };
 
-await main();
+/**
+ * The load `pnpm bench` runs after its other workloads (CI runs it with `--quick`): every subject at the
+ * default levels, shorter than `bench:load`. A server that cannot start leaves its targets "not measured".
+ */
+export const benchLoad = async (
+  quick: boolean,
+  svgFile: string,
+  log: (line: string) => void,
+): Promise<LoadReport> => {
+  const tenants = quick ? 20 : 200;
+  const seconds = quick ? 1 : 5;
+  try {
+    return await runLoad({ tenants, levels: DEFAULT_LEVELS, seconds, hot: 0.25, quick, svgFile, log });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    log(`load: not run: ${reason}`);
+    return {
+      markdown: `## Load\n\nNot run: ${reason}\n`,
+      svg: "",
+      targets: [
+        {
+          description: "load: stores against their raw drivers",
+          measured: "–",
+          status: "not measured",
+          note: reason,
+        },
+      ],
+    };
+  }
+};
