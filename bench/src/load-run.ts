@@ -8,6 +8,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import type { MemoryStore } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { PostgresStore } from "@mem/postgres";
 import { RedisStore } from "@mem/redis";
@@ -165,19 +166,44 @@ export const runLoad = async (options: LoadOptions): Promise<LoadReport> => {
       closers.push(async () => void client.disconnect());
       return client;
     };
+    /** One of our stores, each tenant through `store.scope(tenant)` and `executeCommand`. */
+    const ours = (
+      name: string,
+      store: { scope(tenant: string): MemoryStore },
+      probe: ServerProbe,
+      close: () => Promise<void> = async () => {},
+    ): Subject => ({ name, raw: false, tool: (tenant) => toolOver(store.scope(tenant)), probe, close });
+    /** A RedisStore and the raw ioredis baseline over clients `connect` makes. */
+    const redisPair = (
+      name: string,
+      connect: () => Redis | Cluster,
+      rawPrefix: (tenant: string) => string,
+    ): Record<string, Factory> => ({
+      [name]: async () => {
+        const client = connect();
+        const store = new RedisStore({ client, prefix: "load" });
+        await store.check();
+        return ours(name, store, redisProbe(redisNodes(client)));
+      },
+      [`raw-${name}`]: async () => {
+        const client = connect();
+        await client.ping();
+        return {
+          name: `raw-${name}`,
+          raw: true,
+          tool: (tenant) => rawRedisTool(client, rawPrefix(tenant), true),
+          probe: redisProbe(redisNodes(client)),
+          close: async () => {},
+        };
+      },
+    });
     const maxAgents = Math.max(...LEVELS);
     const factories: Record<string, Factory> = {
       postgres: async () => {
         const pool = pgPool(maxAgents);
         const store = new PostgresStore({ pool, table: "load_files" });
         await store.check();
-        return {
-          name: "postgres",
-          raw: false,
-          tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: pgProbe(pool, "load_files"),
-          close: async () => {},
-        };
+        return ours("postgres", store, pgProbe(pool, "load_files"));
       },
       "raw-postgres": async () => {
         const pool = pgPool(maxAgents);
@@ -190,62 +216,14 @@ export const runLoad = async (options: LoadOptions): Promise<LoadReport> => {
           close: async () => {},
         };
       },
-      redis: async () => {
-        const client = redisClient();
-        const store = new RedisStore({ client, prefix: "load" });
-        return {
-          name: "redis",
-          raw: false,
-          tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: redisProbe(redisNodes(client)),
-          close: async () => {},
-        };
-      },
-      "raw-redis": async () => {
-        const client = redisClient();
-        return {
-          name: "raw-redis",
-          raw: true,
-          tool: (tenant) => rawRedisTool(client, `raw:${tenant}:`, true),
-          probe: redisProbe(redisNodes(client)),
-          close: async () => {},
-        };
-      },
-      "redis-cluster": async () => {
-        const client = clusterClient();
-        const store = new RedisStore({ client, prefix: "load" });
-        await store.check?.();
-        return {
-          name: "redis-cluster",
-          raw: false,
-          tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: redisProbe(redisNodes(client)),
-          close: async () => {},
-        };
-      },
-      "raw-redis-cluster": async () => {
-        const client = clusterClient();
-        await client.ping();
-        return {
-          name: "raw-redis-cluster",
-          raw: true,
-          // The hash tag keeps a tenant's keys and its index on one slot.
-          tool: (tenant) => rawRedisTool(client, `{raw:${tenant}}:`, true),
-          probe: redisProbe(redisNodes(client)),
-          close: async () => {},
-        };
-      },
+      ...redisPair("redis", redisClient, (tenant) => `raw:${tenant}:`),
+      // The hash tag keeps a tenant's keys and its index on one slot.
+      ...redisPair("redis-cluster", clusterClient, (tenant) => `{raw:${tenant}}:`),
       sqlite: async () => {
         const dir = join(tmp, "sqlite");
         mkdirSync(dir, { recursive: true });
         const store = new SqliteStore({ path: join(dir, "load.db") });
-        return {
-          name: "sqlite",
-          raw: false,
-          tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: noServer(dir, "database file and WAL on disk"),
-          close: () => store.close(),
-        };
+        return ours("sqlite", store, noServer(dir, "database file and WAL on disk"), () => store.close());
       },
       "raw-sqlite": async () => {
         const dir = join(tmp, "raw-sqlite");
@@ -262,13 +240,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadReport> => {
       fs: async () => {
         const root = join(tmp, "fs");
         const store = new FsStore({ root });
-        return {
-          name: "fs",
-          raw: false,
-          tool: (tenant) => toolOver(store.scope(tenant)),
-          probe: noServer(root, "allocated disk blocks of the files and directories"),
-          close: async () => {},
-        };
+        return ours("fs", store, noServer(root, "allocated disk blocks of the files and directories"));
       },
       "raw-fs": async () => {
         const backend = await rawFsBackend({ tmpDir: tmp });
