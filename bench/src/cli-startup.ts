@@ -67,7 +67,9 @@ const main = async () => {
       console.log(
         `installing @mem/cli from tarballs${tarballs ? ` in ${tarballs}` : " (packing them first)"}...`,
       );
-      const installed = await installCliFromTarballs(repo, project, tarballs && resolve(tarballs));
+      // A relative folder is taken from where the command was typed (pnpm runs scripts in bench/).
+      const folder = tarballs && resolve(process.env["INIT_CWD"] ?? process.cwd(), tarballs);
+      const installed = await installCliFromTarballs(repo, project, folder);
       source = installed.source;
       // As a user runs it: the installed link, through its `#!/usr/bin/env node` line.
       cases["tarballs: mem --version"] = [installed.bin, ["--version"]];
