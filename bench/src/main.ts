@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type BenchConfig, defaultConfig, quickConfig } from "./config.js";
 import { IMPLEMENTATIONS, type ImplementationInfo } from "./implementations.js";
+import { benchLoad } from "./load-run.js";
 import { computeTargets, type ImplementationReport, type RunReport, renderMarkdown } from "./report.js";
 import { runScale } from "./scale.js";
 import { type ChildEnv, messageOf } from "./subject.js";
@@ -48,12 +49,14 @@ const only = args
   .filter(Boolean);
 const config: BenchConfig = quick ? quickConfig : defaultConfig;
 const selected = IMPLEMENTATIONS.filter((impl) => !only || only.includes(impl.name));
-// `scale` names the durable-write floor and listing scale tables (scale.ts).
+// `scale` names the durable-write floor and listing scale tables (scale.ts), `load` the load (load-run.ts).
 const unknown =
-  only?.filter((name) => name !== "scale" && !IMPLEMENTATIONS.some((impl) => impl.name === name)) ?? [];
+  only?.filter(
+    (name) => name !== "scale" && name !== "load" && !IMPLEMENTATIONS.some((impl) => impl.name === name),
+  ) ?? [];
 if (unknown.length > 0) {
   console.error(
-    `unknown implementation(s): ${unknown.join(", ")}; known: ${IMPLEMENTATIONS.map((i) => i.name).join(", ")}, scale`,
+    `unknown implementation(s): ${unknown.join(", ")}; known: ${IMPLEMENTATIONS.map((i) => i.name).join(", ")}, scale, load`,
   );
   process.exit(2);
 }
@@ -253,6 +256,9 @@ const main = async (): Promise<void> => {
 
   // The durable-write floor and the listing scale tables (scale.ts), in this process after the children.
   const scale = only && !only.includes("scale") ? undefined : await runScale(quick, log);
+  // Tenants × agents on every store and its raw driver (load-run.ts), with their ratios.
+  const loadSvg = `${quick ? "results-quick" : "results"}-load.svg`;
+  const load = only && !only.includes("load") ? undefined : await benchLoad(quick, loadSvg, log);
 
   const cpuList = cpus();
   const report: RunReport = {
@@ -276,15 +282,19 @@ const main = async (): Promise<void> => {
     ],
     config,
     implementations,
-    targets: [...computeTargets(implementations), ...(scale?.targets ?? [])],
+    targets: [...computeTargets(implementations), ...(scale?.targets ?? []), ...(load?.targets ?? [])],
   };
-  const markdown = scale ? `${renderMarkdown(report)}\n${scale.markdown}` : renderMarkdown(report);
+  const markdown = [renderMarkdown(report), scale?.markdown, load?.markdown].filter(Boolean).join("\n");
   // A quick run (CI's) never overwrites the figures of the last full run.
   const base = quick ? "results-quick" : "results";
   const written = [join(resultsDir, `${base}.md`), join(resultsDir, `${base}.json`)];
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(written[0]!, markdown);
   writeFileSync(written[1]!, `${JSON.stringify(report, null, 2)}\n`);
+  if (load?.svg) {
+    writeFileSync(join(resultsDir, loadSvg), load.svg);
+    written.push(join(resultsDir, loadSvg));
+  }
   log("");
   log(markdown);
   log(`Targets (reported, never asserted):`);

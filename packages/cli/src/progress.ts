@@ -1,7 +1,9 @@
 /** Progress of long work: a bar on a terminal (stderr), nothing otherwise; a summary line at the end. */
+import { createRequire } from "node:module";
 import { formatSize } from "@mem/core";
-import cliProgress from "cli-progress";
 import type { Context } from "./context.js";
+
+type CliProgress = typeof import("cli-progress");
 
 export interface Progress {
   /** One more file done, of `bytes` bytes. */
@@ -11,6 +13,8 @@ export interface Progress {
 
 export const startProgress = (ctx: Context, label: string, totalFiles: number, json: boolean): Progress => {
   if (json || ctx.io.stderr.isTTY !== true || totalFiles === 0) return { tick() {}, stop() {} };
+  // Loaded only when a bar is drawn: it and its dependencies would add to every start-up of `mem`.
+  const cliProgress = createRequire(import.meta.url)("cli-progress") as CliProgress;
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} {bar} {value}/{total} files | {size}`,

@@ -23,7 +23,15 @@ const packagesLoaded = async (
 };
 
 // Start-up time is a benchmark (bench:cli); what is asserted here is what a command loads.
-const HEAVY = ["@mem/mcp", "@modelcontextprotocol/sdk", "express", "pino", "prom-client", "tar"];
+const HEAVY = [
+  "@mem/mcp",
+  "@modelcontextprotocol/sdk",
+  "express",
+  "pino",
+  "prom-client",
+  "tar",
+  "cli-progress",
+];
 const ADAPTERS = ["@mem/redis", "@mem/postgres", "@mem/sqlite", "@mem/s3", "@mem/encrypted", "ioredis", "pg"];
 
 describe("start-up loads only what the command needs", () => {
