@@ -16,14 +16,15 @@
  * The section for `--label` in bench/results/profile-redis.md is replaced; other sections stay, so the
  * file keeps a table from before a change next to one from after it.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { RedisStore } from "@mem/redis";
 import { startRedis } from "@mem/testkit";
 import { type Command, Redis } from "ioredis";
+import { anchorBackend } from "./anchor.js";
 import { EXECUTE_OPTIONS } from "./ours.js";
 import { rawRedisTool } from "./raw-redis.js";
 import type { Tool, ToolInput } from "./subject.js";
@@ -32,6 +33,10 @@ const flag = (name: string): string | undefined =>
   process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const OPS = Number(flag("ops") ?? 300);
 const LABEL = flag("label") ?? "current";
+/** Paging as in `bench:paging`: windows of 100 lines over a file of `--paging-lines` lines. */
+const PAGING_LINES = Number(flag("paging-lines") ?? 100_000);
+const PAGING_ROUNDS = Number(flag("paging-rounds") ?? 5);
+const PAGING_OPS = 50;
 
 const KINDS = [
   "view dir",
@@ -166,11 +171,70 @@ const clientCpuOf = async (tool: Tool): Promise<Map<Kind, number>> => {
   return out;
 };
 
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1] ?? Number.NaN;
+};
+
+/**
+ * view_range windows of 100 lines over one long file, the SDK's helper and RedisStore alternated round by
+ * round; the median ops/s of each and the median of the per-round ratios.
+ */
+const paging = async (url: string): Promise<string> => {
+  const tmpDir = mkdtempSync(join(tmpdir(), "mem-profile-redis-"));
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    const path = "/memories/logs/long.log";
+    const text = `${Array.from({ length: PAGING_LINES }, (_, i) => `log line ${i + 1}: the quick brown fox jumps over the lazy dog`).join("\n")}\n`;
+    const store = new RedisStore({ client, prefix: "paging" });
+    const tools: Record<"sdk" | "redis", Tool> = {
+      sdk: await (await anchorBackend({ tmpDir })).open("paging"),
+      redis: { exec: (input) => executeCommand(store, input, EXECUTE_OPTIONS), readText: async () => null },
+    };
+    const round = async (tool: Tool, first: number): Promise<number> => {
+      const started = performance.now();
+      let start = first;
+      for (let i = 0; i < PAGING_OPS; i++) {
+        const result = await tool.exec({ command: "view", path, view_range: [start, start + 99] });
+        if (result.isError) throw new Error(`view_range failed: ${result.content.slice(0, 200)}`);
+        start = start + 100 > PAGING_LINES ? 1 : start + 100;
+      }
+      return (PAGING_OPS * 1000) / (performance.now() - started);
+    };
+    for (const tool of Object.values(tools)) {
+      const created = await tool.exec({ command: "create", path, file_text: text });
+      if (created.isError) throw new Error(`seeding failed: ${created.content.slice(0, 200)}`);
+      await round(tool, 1);
+    }
+    const sdk: number[] = [];
+    const redis: number[] = [];
+    const ratios: number[] = [];
+    const load = [loadavg()[0]!];
+    for (let r = 0; r < PAGING_ROUNDS; r++) {
+      const first = 1 + ((r * PAGING_OPS * 100) % PAGING_LINES);
+      sdk.push(await round(tools.sdk, first));
+      redis.push(await round(tools.redis, first));
+      ratios.push(redis.at(-1)! / sdk.at(-1)!);
+      load.push(loadavg()[0]!);
+    }
+    return (
+      `Paging (as \`bench:paging\`): view_range windows of 100 lines over a ${PAGING_LINES.toLocaleString("en-US")}-line file ` +
+      `(${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB), ${PAGING_ROUNDS} rounds of ${PAGING_OPS}, alternated: SDK helper ` +
+      `median ${median(sdk).toFixed(0)} ops/s, RedisStore ${median(redis).toFixed(0)} ops/s, median ratio ` +
+      `${median(ratios).toFixed(2)}x (target ≥ 1x); load average ${median(load).toFixed(1)}.`
+    );
+  } finally {
+    client.disconnect();
+    rmSync(tmpDir, { recursive: true, force: true });
+  }
+};
+
 const main = async () => {
   const server = await startRedis();
   const admin = new Redis(server.url, { maxRetriesPerRequest: 1 });
   const load = [loadavg()[0]!];
   const rows: Row[] = [];
+  let pagingLine = "";
   try {
     // Core's share: the same commands through executeCommand over one InMemoryStore (warm-up first).
     const memory = new InMemoryStore();
@@ -258,6 +322,7 @@ const main = async () => {
         load.push(loadavg()[0]!);
       }
     }
+    pagingLine = await paging(server.url);
   } finally {
     admin.disconnect();
     await server.stop();
@@ -277,6 +342,8 @@ const main = async () => {
         `${f(r.serverUs)} | ${f(r.serverCpuUs)} | ${f(r.bytesIn, 0)} | ${f(r.bytesOut, 0)} | ${f(r.clientCpuUs, 0)} | ` +
         `${r.subject === "RedisStore" ? f(r.coreCpuUs, 0) : "–"} | ${r.errors} |`,
     ),
+    "",
+    pagingLine,
     "",
   ];
   const section = lines.join("\n");

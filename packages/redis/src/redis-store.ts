@@ -36,8 +36,9 @@ import {
 import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
-import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
-import { listTenants, purgeTenant, registerTenant } from "./tenants.js";
+import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
+import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
+import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
 
 /**
  * Settings for a standalone client that keep a dead or unreachable server from hanging callers:
@@ -501,7 +502,9 @@ export class RedisStore implements MemoryStore {
   }
 
   /**
-   * Runs one operation of the store script: EVALSHA, and EVAL once when the server lacks the script.
+   * Runs one operation of the store's Lua code: FCALL of its function, loading the library first when
+   * the server lacks it; on servers or clients without functions, EVALSHA, and EVAL once when the server
+   * lacks the script (see library.ts).
    *
    * A command is handed to the client only once it is connected and only if the operation's deadline
    * has not passed; one that times out while waiting for a connection is withdrawn, so it never runs
@@ -509,50 +512,80 @@ export class RedisStore implements MemoryStore {
    * connection may have run: it fails with `mayBeApplied` (SPEC §5). A read changes nothing, so its
    * failures are always plain.
    */
-  async #run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
+  #run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
     const now = this.#clock ? String(Math.round(this.#clock())) : "";
-    const argv = [this.keyBase, this.#ttlMs, now, op, ...args];
-    const withdrawn = new AbortController();
-    let handedOver = false;
-    const send = (command: "evalsha" | "eval", script: string): Promise<Reply> => {
-      if (withdrawn.signal.aborted) throw new StoreFailureError("timed out");
-      handedOver = true;
-      return this.client.callBuffer(command, [script, 1, this.#routingKey, ...argv]) as Promise<Reply>;
-    };
-    const call = async (): Promise<Reply> => {
-      await this.#connected(withdrawn.signal);
-      // A scope enters its parent's tenant index before it writes (see tenants.ts).
-      const scope = this.#scopeOf;
-      if (scope && op === "write") await registerTenant(this.client, scope.parentBase, scope.tenant);
-      try {
-        return await send("evalsha", STORE_SCRIPT_SHA);
-      } catch (error) {
-        if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-        return await send("eval", STORE_SCRIPT);
-      }
-    };
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        withdrawn.abort();
-        reject(new StoreFailureError("timed out"));
+    const client = this.client;
+    const keys = [1, this.#routingKey, this.keyBase, this.#ttlMs, now, op, ...args];
+    const scope = this.#scopeOf;
+    // One promise, one timer and no listeners per operation: this runs for every tool command.
+    return new Promise<Reply>((resolve, reject) => {
+      let settled = false;
+      let handedOver = false;
+      let withdrawn: AbortController | undefined;
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(this.#failureOf(op, args, error, handedOver));
+      };
+      const send = (command: "fcall" | "evalsha" | "eval", code: string): Promise<Reply> => {
+        if (settled) return Promise.reject(new StoreFailureError("timed out"));
+        handedOver = true;
+        return client.callBuffer(command, [code, ...keys]) as Promise<Reply>;
+      };
+      const asScript = (): Promise<Reply> =>
+        send("evalsha", STORE_SCRIPT_SHA).catch((error: unknown) => {
+          if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
+          return send("eval", STORE_SCRIPT);
+        });
+      const asFunction = (): Promise<Reply> =>
+        send("fcall", STORE_FUNCTION).catch(async (error: unknown) => {
+          if (!(error instanceof Error)) throw error;
+          if (error.message.startsWith("ERR Function not found")) {
+            if (await loadLibrary(client)) return send("fcall", STORE_FUNCTION);
+          } else if (!refusesFunctions(error)) throw error;
+          scriptOnly.add(client);
+          return asScript();
+        });
+      const evaluate = () => {
+        if (settled) return;
+        (scriptOnly.has(client) ? asScript() : asFunction()).then((reply) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(reply);
+        }, fail);
+      };
+      const timer = setTimeout(() => {
+        withdrawn?.abort();
+        fail(new StoreFailureError("timed out"));
       }, this.#timeoutMs);
       timer.unref();
-    });
-    try {
-      return await Promise.race([call(), deadline]);
-    } catch (error) {
-      // The script refused a change: the tenant's erasure fence is up (see store.lua).
-      if (error instanceof Error && error.message.startsWith("ERASING"))
-        throw new ErasingError(String(args[0]));
-      const failure = toStoreFailure(error);
-      if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
-        throw new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
+      // A scope enters its parent's tenant index before it writes (see tenants.ts).
+      const register = scope && op === "write" && needsRegistration(client, scope.parentBase, scope.tenant);
+      if (client.status === "ready" && !register) {
+        evaluate();
+        return;
       }
-      throw failure;
-    } finally {
-      clearTimeout(timer);
+      withdrawn = new AbortController();
+      this.#connected(withdrawn.signal)
+        .then(() =>
+          register && !settled ? registerTenant(client, scope.parentBase, scope.tenant) : undefined,
+        )
+        .then(evaluate, fail);
+    });
+  }
+
+  /** The error an operation fails with (see `#run`). */
+  #failureOf(op: Operation, args: Array<string | Buffer>, error: unknown, handedOver: boolean): Error {
+    // The script refused a change: the tenant's erasure fence is up (see store.lua).
+    if (error instanceof Error && error.message.startsWith("ERASING"))
+      return new ErasingError(String(args[0]));
+    const failure = toStoreFailure(error);
+    if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
+      return new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
     }
+    return failure;
   }
 
   /**
