@@ -1,5 +1,6 @@
 import {
   AlreadyExistsError,
+  backoffDelay,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -8,7 +9,7 @@ import {
   expiryOf,
   type FileData,
   type FileOrListing,
-  type ListEntry,
+  isStoreError,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -24,6 +25,7 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  sleep,
   type TenantPage,
   type TenantsOptions,
   tenantPageOptions,
@@ -33,59 +35,15 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
+import { type Cluster, Redis, type RedisOptions } from "ioredis";
+import { lastFailures, readyOf, recommendedRedisOptions } from "./connection.js";
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
+import { CHANGES, listArguments, listingOf, type Operation, type Reply, text } from "./replies.js";
 import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
-
-/**
- * Settings for a standalone client that keep a dead or unreachable server from hanging callers:
- * connecting and each command are bounded, commands are never queued while disconnected (a queued
- * command could otherwise run after its caller was told it failed), and commands cut off by a dropped
- * connection are not re-sent. The store uses them for clients it creates; use them for clients you pass.
- *
- * @example
- * ```ts
- * import { Redis } from "ioredis";
- * import { RedisStore, recommendedRedisOptions } from "@mem/redis";
- * const client = new Redis("redis://127.0.0.1:6379", recommendedRedisOptions);
- * const store = new RedisStore({ client, prefix: "tenant-1" });
- * ```
- */
-export const recommendedRedisOptions = {
-  connectTimeout: 3_000,
-  commandTimeout: 5_000,
-  maxRetriesPerRequest: 1,
-  enableOfflineQueue: false,
-  autoResendUnfulfilledCommands: false,
-  retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-} satisfies RedisOptions;
-
-/**
- * The same for a Redis Cluster client. ioredis always queues commands per node while a node
- * reconnects; `maxRetriesPerRequest: 1` makes such commands fail after one reconnection attempt.
- *
- * @example
- * ```ts
- * import { Cluster } from "ioredis";
- * import { RedisStore, recommendedClusterOptions } from "@mem/redis";
- * const client = new Cluster([{ host: "10.0.0.1", port: 6379 }], recommendedClusterOptions);
- * const store = new RedisStore({ client, prefix: "tenant-1" });
- * ```
- */
-export const recommendedClusterOptions = {
-  enableOfflineQueue: false,
-  slotsRefreshTimeout: 2_000,
-  clusterRetryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-  redisOptions: {
-    connectTimeout: 3_000,
-    commandTimeout: 5_000,
-    maxRetriesPerRequest: 1,
-    autoResendUnfulfilledCommands: false,
-  },
-} satisfies ClusterOptions;
+import { inTurn, UPDATE_ATTEMPTS } from "./turns.js";
 
 /** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
 const SCOPED_BASE = Symbol("RedisStore.scopedBase");
@@ -124,85 +82,6 @@ export type RedisStoreOptions = CommonOptions &
         redisOptions?: RedisOptions;
       }
   );
-
-type Reply = Buffer | number | null | Reply[];
-
-type Operation = "read" | "stat" | "list" | "view" | "write" | "delete" | "rename" | "usage" | "sweep";
-
-/** Operations that change data: only their failures can leave the outcome unknown. */
-const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "sweep"]);
-
-const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
-
-/** The script's arguments for `options`: the limit ('' for none) and whether to count files. */
-const listArguments = (options: ListOptions | undefined): string[] => [
-  options?.limit === undefined ? "" : String(Math.max(0, Math.floor(options.limit))),
-  options?.countFiles ? "1" : "",
-];
-
-/**
- * The script's listing reply: size, entries left out, file count, then path, kind, size, level and file
- * count of each entry.
- */
-const listingOf = (reply: Reply[]): Listing => {
-  const entries: ListEntry[] = [];
-  for (let i = 3; i + 4 < reply.length; i += 5) {
-    const kind = text(reply[i + 1]) === "f" ? "file" : "directory";
-    const entry: ListEntry = {
-      path: text(reply[i]),
-      kind,
-      size: Number(reply[i + 2]),
-      depth: Number(reply[i + 3]),
-    };
-    const files = Number(reply[i + 4]);
-    if (kind === "directory" && files >= 0) entry.files = files;
-    entries.push(entry);
-  }
-  const listing: Listing = { size: Number(reply[0]), entries };
-  const files = Number(reply[2]);
-  if (files >= 0) listing.files = files;
-  const omitted = Number(reply[1]);
-  if (omitted > 0) listing.omitted = omitted;
-  return listing;
-};
-
-const readiness = new WeakMap<Redis | Cluster, Promise<void>>();
-/** The reason of each client's last connection error, for the failures of operations that wait on it. */
-const lastFailures = new WeakMap<Redis | Cluster, string>();
-
-/**
- * Settles when `client` is ready (resolves) or closes (rejects). Every operation waiting for one
- * connection attempt shares it, so the client carries one set of listeners whatever the number of
- * operations in flight (and Node's listener-leak warning stays quiet).
- */
-const readyOf = (client: Redis | Cluster): Promise<void> => {
-  const pending = readiness.get(client);
-  if (pending) return pending;
-  const ready = new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      readiness.delete(client);
-      client.off("ready", onReady);
-      client.off("close", onClose);
-      client.off("end", onClose);
-      client.off("error", onError);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => settle();
-    const onClose = () => settle(new Error("closed"));
-    const onError = (error: unknown) => {
-      lastFailures.set(client, toStoreFailure(error).reason);
-    };
-    client.on("ready", onReady);
-    client.on("close", onClose);
-    client.on("end", onClose);
-    client.on("error", onError);
-  });
-  // Waiters attach their own handlers; this one only keeps an unwatched rejection quiet.
-  ready.catch(() => {});
-  readiness.set(client, ready);
-  return ready;
-};
 
 /**
  * A `MemoryStore` on Redis or Redis Cluster. Each operation is one Lua script call: atomic, one round
@@ -450,6 +329,30 @@ export class RedisStore implements MemoryStore {
       default:
         throw new StoreFailureError("unexpected reply from redis");
     }
+  }
+
+  /**
+   * Native atomic edit: read, `change`, then a write conditional on the version read, so no other write
+   * lands in between. Edits of one file through one client queue up in this process and never race each
+   * other; a write from another process in between makes the edit read again and run `change` again,
+   * after core's backoff (at most 100 times, then `ConflictError`). Two round trips, as core's own loop.
+   */
+  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    return inTurn(this.client, `${this.keyBase}\u0000${path}`, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const file = await this.read(path);
+        if (!file) return false;
+        const next = change(file.data);
+        if (!next) return true;
+        try {
+          await this.#writeWith(path, next, { ifVersion: file.version }, {});
+          return true;
+        } catch (error) {
+          if (!isStoreError(error, "CONFLICT") || attempt + 1 >= UPDATE_ATTEMPTS) throw error;
+        }
+        await sleep(backoffDelay(attempt));
+      }
+    });
   }
 
   async delete(path: string): Promise<boolean> {

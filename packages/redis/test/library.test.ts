@@ -1,9 +1,10 @@
 import { executeCommand } from "@mem/core";
 import { type RedisServer, startRedis } from "@mem/testkit";
-import { type Command, Redis } from "ioredis";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
 import { STORE_FUNCTION } from "../src/script.js";
+import { countingClient } from "./helpers.js";
 
 // The two forms of the store's Lua code (see src/library.ts): a function library where the server and
 // the user allow it, the script form otherwise. Commands are counted by a wrapper around the real
@@ -34,17 +35,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const counted = (options: { username?: string; password?: string } = {}) => {
-  const client = new Redis({ port: server.port, host: server.host, ...options });
-  const sent: string[] = [];
-  const send = client.sendCommand.bind(client);
-  client.sendCommand = ((command: Command, ...rest: unknown[]) => {
-    // The connection's own set-up (AUTH, INFO ready check, CLIENT SETINFO) is not the store's.
-    if (!["info", "client", "auth"].includes(command.name)) sent.push(command.name.toLowerCase());
-    return (send as (...args: unknown[]) => unknown)(command, ...rest);
-  }) as Redis["sendCommand"];
-  return { client, sent };
-};
+const counted = (options: { username?: string; password?: string } = {}) =>
+  countingClient({ port: server.port, host: server.host, ...options });
 
 const SESSION = [
   { command: "create", path: "/memories/notes/a.md", file_text: "one\ntwo\n" },
