@@ -43,7 +43,7 @@ import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
 import { CHANGES, listArguments, listingOf, type Operation, type Reply, text } from "./replies.js";
 import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
-import { inTurn, UPDATE_ATTEMPTS } from "./turns.js";
+import { update as queueUpdate, UPDATE_ATTEMPTS } from "./turns.js";
 
 /** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
 const SCOPED_BASE = Symbol("RedisStore.scopedBase");
@@ -333,16 +333,18 @@ export class RedisStore implements MemoryStore {
 
   /**
    * Native atomic edit: read, `change`, then a write conditional on the version read, so no other write
-   * lands in between. Edits of one file through one client queue up in this process and never race each
-   * other; a write from another process in between makes the edit read again and run `change` again,
-   * after core's backoff (at most 100 times, then `ConflictError`). Two round trips, as core's own loop.
+   * lands in between. Edits of one file through one client never race each other: those that arrive
+   * while one is under way wait and then go together, one read, each change applied in arrival order to
+   * the result of the one before, one write (see turns.ts). A write from another process in between makes
+   * the batch read again and run its changes again, after core's backoff (at most 100 times, then
+   * `ConflictError`). Two round trips for one edit or for a batch of them.
    */
-  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
-    return inTurn(this.client, `${this.keyBase}\u0000${path}`, async () => {
+  update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    return queueUpdate(this.client, `${this.keyBase}\u0000${path}`, change, async (apply) => {
       for (let attempt = 0; ; attempt++) {
         const file = await this.read(path);
         if (!file) return false;
-        const next = change(file.data);
+        const next = apply(file.data);
         if (!next) return true;
         try {
           await this.#writeWith(path, next, { ifVersion: file.version }, {});
