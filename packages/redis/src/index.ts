@@ -1,7 +1,3 @@
+export { recommendedClusterOptions, recommendedRedisOptions } from "./connection.js";
 export { hashTagOf, keyBaseOf } from "./keys.js";
-export {
-  RedisStore,
-  type RedisStoreOptions,
-  recommendedClusterOptions,
-  recommendedRedisOptions,
-} from "./redis-store.js";
+export { RedisStore, type RedisStoreOptions } from "./redis-store.js";

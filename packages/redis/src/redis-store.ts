@@ -1,5 +1,6 @@
 import {
   AlreadyExistsError,
+  backoffDelay,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -8,7 +9,7 @@ import {
   expiryOf,
   type FileData,
   type FileOrListing,
-  type ListEntry,
+  isStoreError,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -24,6 +25,7 @@ import {
   type StoredFile,
   StoreFailureError,
   type SweepResult,
+  sleep,
   type TenantPage,
   type TenantsOptions,
   tenantPageOptions,
@@ -33,58 +35,15 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { type Cluster, type ClusterOptions, Redis, type RedisOptions } from "ioredis";
+import { type Cluster, Redis, type RedisOptions } from "ioredis";
+import { lastFailures, readyOf, recommendedRedisOptions } from "./connection.js";
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
-import { STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
-import { listTenants, purgeTenant, registerTenant } from "./tenants.js";
-
-/**
- * Settings for a standalone client that keep a dead or unreachable server from hanging callers:
- * connecting and each command are bounded, commands are never queued while disconnected (a queued
- * command could otherwise run after its caller was told it failed), and commands cut off by a dropped
- * connection are not re-sent. The store uses them for clients it creates; use them for clients you pass.
- *
- * @example
- * ```ts
- * import { Redis } from "ioredis";
- * import { RedisStore, recommendedRedisOptions } from "@mem/redis";
- * const client = new Redis("redis://127.0.0.1:6379", recommendedRedisOptions);
- * const store = new RedisStore({ client, prefix: "tenant-1" });
- * ```
- */
-export const recommendedRedisOptions = {
-  connectTimeout: 3_000,
-  commandTimeout: 5_000,
-  maxRetriesPerRequest: 1,
-  enableOfflineQueue: false,
-  autoResendUnfulfilledCommands: false,
-  retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-} satisfies RedisOptions;
-
-/**
- * The same for a Redis Cluster client. ioredis always queues commands per node while a node
- * reconnects; `maxRetriesPerRequest: 1` makes such commands fail after one reconnection attempt.
- *
- * @example
- * ```ts
- * import { Cluster } from "ioredis";
- * import { RedisStore, recommendedClusterOptions } from "@mem/redis";
- * const client = new Cluster([{ host: "10.0.0.1", port: 6379 }], recommendedClusterOptions);
- * const store = new RedisStore({ client, prefix: "tenant-1" });
- * ```
- */
-export const recommendedClusterOptions = {
-  enableOfflineQueue: false,
-  slotsRefreshTimeout: 2_000,
-  clusterRetryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000),
-  redisOptions: {
-    connectTimeout: 3_000,
-    commandTimeout: 5_000,
-    maxRetriesPerRequest: 1,
-    autoResendUnfulfilledCommands: false,
-  },
-} satisfies ClusterOptions;
+import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
+import { CHANGES, listArguments, listingOf, type Operation, type Reply, text } from "./replies.js";
+import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
+import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
+import { update as queueUpdate, UPDATE_ATTEMPTS } from "./turns.js";
 
 /** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
 const SCOPED_BASE = Symbol("RedisStore.scopedBase");
@@ -123,85 +82,6 @@ export type RedisStoreOptions = CommonOptions &
         redisOptions?: RedisOptions;
       }
   );
-
-type Reply = Buffer | number | null | Reply[];
-
-type Operation = "read" | "stat" | "list" | "view" | "write" | "delete" | "rename" | "usage" | "sweep";
-
-/** Operations that change data: only their failures can leave the outcome unknown. */
-const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "sweep"]);
-
-const text = (value: Reply | undefined): string => (Buffer.isBuffer(value) ? value.toString("utf8") : "");
-
-/** The script's arguments for `options`: the limit ('' for none) and whether to count files. */
-const listArguments = (options: ListOptions | undefined): string[] => [
-  options?.limit === undefined ? "" : String(Math.max(0, Math.floor(options.limit))),
-  options?.countFiles ? "1" : "",
-];
-
-/**
- * The script's listing reply: size, entries left out, file count, then path, kind, size, level and file
- * count of each entry.
- */
-const listingOf = (reply: Reply[]): Listing => {
-  const entries: ListEntry[] = [];
-  for (let i = 3; i + 4 < reply.length; i += 5) {
-    const kind = text(reply[i + 1]) === "f" ? "file" : "directory";
-    const entry: ListEntry = {
-      path: text(reply[i]),
-      kind,
-      size: Number(reply[i + 2]),
-      depth: Number(reply[i + 3]),
-    };
-    const files = Number(reply[i + 4]);
-    if (kind === "directory" && files >= 0) entry.files = files;
-    entries.push(entry);
-  }
-  const listing: Listing = { size: Number(reply[0]), entries };
-  const files = Number(reply[2]);
-  if (files >= 0) listing.files = files;
-  const omitted = Number(reply[1]);
-  if (omitted > 0) listing.omitted = omitted;
-  return listing;
-};
-
-const readiness = new WeakMap<Redis | Cluster, Promise<void>>();
-/** The reason of each client's last connection error, for the failures of operations that wait on it. */
-const lastFailures = new WeakMap<Redis | Cluster, string>();
-
-/**
- * Settles when `client` is ready (resolves) or closes (rejects). Every operation waiting for one
- * connection attempt shares it, so the client carries one set of listeners whatever the number of
- * operations in flight (and Node's listener-leak warning stays quiet).
- */
-const readyOf = (client: Redis | Cluster): Promise<void> => {
-  const pending = readiness.get(client);
-  if (pending) return pending;
-  const ready = new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error) => {
-      readiness.delete(client);
-      client.off("ready", onReady);
-      client.off("close", onClose);
-      client.off("end", onClose);
-      client.off("error", onError);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onReady = () => settle();
-    const onClose = () => settle(new Error("closed"));
-    const onError = (error: unknown) => {
-      lastFailures.set(client, toStoreFailure(error).reason);
-    };
-    client.on("ready", onReady);
-    client.on("close", onClose);
-    client.on("end", onClose);
-    client.on("error", onError);
-  });
-  // Waiters attach their own handlers; this one only keeps an unwatched rejection quiet.
-  ready.catch(() => {});
-  readiness.set(client, ready);
-  return ready;
-};
 
 /**
  * A `MemoryStore` on Redis or Redis Cluster. Each operation is one Lua script call: atomic, one round
@@ -451,6 +331,32 @@ export class RedisStore implements MemoryStore {
     }
   }
 
+  /**
+   * Native atomic edit: read, `change`, then a write conditional on the version read, so no other write
+   * lands in between. Edits of one file through one client never race each other: those that arrive
+   * while one is under way wait and then go together, one read, each change applied in arrival order to
+   * the result of the one before, one write (see turns.ts). A write from another process in between makes
+   * the batch read again and run its changes again, after core's backoff (at most 100 times, then
+   * `ConflictError`). Two round trips for one edit or for a batch of them.
+   */
+  update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    return queueUpdate(this.client, `${this.keyBase}\u0000${path}`, change, async (apply) => {
+      for (let attempt = 0; ; attempt++) {
+        const file = await this.read(path);
+        if (!file) return false;
+        const next = apply(file.data);
+        if (!next) return true;
+        try {
+          await this.#writeWith(path, next, { ifVersion: file.version }, {});
+          return true;
+        } catch (error) {
+          if (!isStoreError(error, "CONFLICT") || attempt + 1 >= UPDATE_ATTEMPTS) throw error;
+        }
+        await sleep(backoffDelay(attempt));
+      }
+    });
+  }
+
   async delete(path: string): Promise<boolean> {
     return (await this.#run("delete", [path])) === 1;
   }
@@ -501,7 +407,9 @@ export class RedisStore implements MemoryStore {
   }
 
   /**
-   * Runs one operation of the store script: EVALSHA, and EVAL once when the server lacks the script.
+   * Runs one operation of the store's Lua code: FCALL of its function, loading the library first when
+   * the server lacks it; on servers or clients without functions, EVALSHA, and EVAL once when the server
+   * lacks the script (see library.ts).
    *
    * A command is handed to the client only once it is connected and only if the operation's deadline
    * has not passed; one that times out while waiting for a connection is withdrawn, so it never runs
@@ -509,50 +417,80 @@ export class RedisStore implements MemoryStore {
    * connection may have run: it fails with `mayBeApplied` (SPEC §5). A read changes nothing, so its
    * failures are always plain.
    */
-  async #run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
+  #run(op: Operation, args: Array<string | Buffer>): Promise<Reply> {
     const now = this.#clock ? String(Math.round(this.#clock())) : "";
-    const argv = [this.keyBase, this.#ttlMs, now, op, ...args];
-    const withdrawn = new AbortController();
-    let handedOver = false;
-    const send = (command: "evalsha" | "eval", script: string): Promise<Reply> => {
-      if (withdrawn.signal.aborted) throw new StoreFailureError("timed out");
-      handedOver = true;
-      return this.client.callBuffer(command, [script, 1, this.#routingKey, ...argv]) as Promise<Reply>;
-    };
-    const call = async (): Promise<Reply> => {
-      await this.#connected(withdrawn.signal);
-      // A scope enters its parent's tenant index before it writes (see tenants.ts).
-      const scope = this.#scopeOf;
-      if (scope && op === "write") await registerTenant(this.client, scope.parentBase, scope.tenant);
-      try {
-        return await send("evalsha", STORE_SCRIPT_SHA);
-      } catch (error) {
-        if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
-        return await send("eval", STORE_SCRIPT);
-      }
-    };
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        withdrawn.abort();
-        reject(new StoreFailureError("timed out"));
+    const client = this.client;
+    const keys = [1, this.#routingKey, this.keyBase, this.#ttlMs, now, op, ...args];
+    const scope = this.#scopeOf;
+    // One promise, one timer and no listeners per operation: this runs for every tool command.
+    return new Promise<Reply>((resolve, reject) => {
+      let settled = false;
+      let handedOver = false;
+      let withdrawn: AbortController | undefined;
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(this.#failureOf(op, args, error, handedOver));
+      };
+      const send = (command: "fcall" | "evalsha" | "eval", code: string): Promise<Reply> => {
+        if (settled) return Promise.reject(new StoreFailureError("timed out"));
+        handedOver = true;
+        return client.callBuffer(command, [code, ...keys]) as Promise<Reply>;
+      };
+      const asScript = (): Promise<Reply> =>
+        send("evalsha", STORE_SCRIPT_SHA).catch((error: unknown) => {
+          if (!(error instanceof Error && error.message.startsWith("NOSCRIPT"))) throw error;
+          return send("eval", STORE_SCRIPT);
+        });
+      const asFunction = (): Promise<Reply> =>
+        send("fcall", STORE_FUNCTION).catch(async (error: unknown) => {
+          if (!(error instanceof Error)) throw error;
+          if (error.message.startsWith("ERR Function not found")) {
+            if (await loadLibrary(client)) return send("fcall", STORE_FUNCTION);
+          } else if (!refusesFunctions(error)) throw error;
+          scriptOnly.add(client);
+          return asScript();
+        });
+      const evaluate = () => {
+        if (settled) return;
+        (scriptOnly.has(client) ? asScript() : asFunction()).then((reply) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(reply);
+        }, fail);
+      };
+      const timer = setTimeout(() => {
+        withdrawn?.abort();
+        fail(new StoreFailureError("timed out"));
       }, this.#timeoutMs);
       timer.unref();
-    });
-    try {
-      return await Promise.race([call(), deadline]);
-    } catch (error) {
-      // The script refused a change: the tenant's erasure fence is up (see store.lua).
-      if (error instanceof Error && error.message.startsWith("ERASING"))
-        throw new ErasingError(String(args[0]));
-      const failure = toStoreFailure(error);
-      if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
-        throw new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
+      // A scope enters its parent's tenant index before it writes (see tenants.ts).
+      const register = scope && op === "write" && needsRegistration(client, scope.parentBase, scope.tenant);
+      if (client.status === "ready" && !register) {
+        evaluate();
+        return;
       }
-      throw failure;
-    } finally {
-      clearTimeout(timer);
+      withdrawn = new AbortController();
+      this.#connected(withdrawn.signal)
+        .then(() =>
+          register && !settled ? registerTenant(client, scope.parentBase, scope.tenant) : undefined,
+        )
+        .then(evaluate, fail);
+    });
+  }
+
+  /** The error an operation fails with (see `#run`). */
+  #failureOf(op: Operation, args: Array<string | Buffer>, error: unknown, handedOver: boolean): Error {
+    // The script refused a change: the tenant's erasure fence is up (see store.lua).
+    if (error instanceof Error && error.message.startsWith("ERASING"))
+      return new ErasingError(String(args[0]));
+    const failure = toStoreFailure(error);
+    if (handedOver && CHANGES.has(op) && mayBeApplied(error)) {
+      return new StoreFailureError(failure.reason, { cause: error, mayBeApplied: true });
     }
+    return failure;
   }
 
   /**

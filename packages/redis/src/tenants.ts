@@ -21,6 +21,12 @@ export const tenantIndexOf = (base: string): string => `${base}tn`;
 const registered = new WeakMap<Redis | Cluster, Map<string, number>>();
 const REGISTER_AGAIN_MS = 60_000;
 
+/** Whether `registerTenant` would send anything: false when this client added the tenant less than a minute ago. */
+export const needsRegistration = (client: Redis | Cluster, parentBase: string, tenant: string): boolean => {
+  const at = registered.get(client)?.get(`${parentBase}\u0000${tenant}`);
+  return at === undefined || Date.now() - at >= REGISTER_AGAIN_MS;
+};
+
 /** Adds `tenant` to the index of its parent `parentBase`, unless this client did so less than a minute ago. */
 export async function registerTenant(
   client: Redis | Cluster,

@@ -55,6 +55,16 @@ runConformance<RedisStore>({
 });
 
 describe("RedisStore on Redis Cluster", () => {
+  it("loads its function library into every master it calls", async () => {
+    const parent = new RedisStore({ client, prefix: "library" });
+    for (let i = 0; i < 24; i++)
+      await parent.scope(`t${i}`).write("/memories/a.md", bytes("a"), { ifAbsent: true });
+    for (const node of client.nodes("master")) {
+      const libraries = (await node.call("FUNCTION", "LIST", "LIBRARYNAME", "mem_store_*")) as unknown[];
+      expect(libraries).toHaveLength(1);
+    }
+  });
+
   it("keeps each tenant's keys in one slot of its own, over the parent's client", async () => {
     const parent = new RedisStore({ client, prefix: "tenants-parent" });
     const slots = new Set<number>();

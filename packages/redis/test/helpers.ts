@@ -9,7 +9,7 @@ import {
   ROOT,
 } from "@mem/core";
 import { type RedisServer, startRedis } from "@mem/testkit";
-import { Redis } from "ioredis";
+import { type Command, Redis, type RedisOptions } from "ioredis";
 import { RedisStore, type RedisStoreOptions } from "../src/index.js";
 
 export const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -170,3 +170,19 @@ export async function dumpKeys(nodes: readonly Redis[]): Promise<{ key: string; 
   }
   return out;
 }
+
+/**
+ * A real client whose commands are recorded by name (lower case), through a wrapper around its
+ * `sendCommand`; the connection's own set-up (AUTH, the INFO ready check, CLIENT SETINFO) is left out.
+ */
+export const countingClient = (options: RedisOptions): { client: Redis; sent: string[] } => {
+  const client = new Redis(options);
+  const sent: string[] = [];
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = ((command: Command, ...rest: unknown[]) => {
+    if (!["info", "client", "auth"].includes(command.name.toLowerCase()))
+      sent.push(command.name.toLowerCase());
+    return (send as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as Redis["sendCommand"];
+  return { client, sent };
+};

@@ -66,12 +66,18 @@ const counting = (inner: MemoryStore) => {
 };
 
 describe("round trips", () => {
-  it("loads the script once per server: EVALSHA, then EVAL on NOSCRIPT", async () => {
-    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["evalsha", "eval"]);
-    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["evalsha"]);
+  it("loads the function library once per server: FCALL, FUNCTION LOAD on 'not found', FCALL", async () => {
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["fcall", "function", "fcall"]);
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["fcall"]);
   });
 
-  it("costs exactly one EVALSHA per store operation", async () => {
+  it("loads it again when the server lost it (FUNCTION FLUSH)", async () => {
+    await store.client.call("FUNCTION", "FLUSH");
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["fcall", "function", "fcall"]);
+    expect(await commandsOf(() => store.stat("/memories"))).toEqual(["fcall"]);
+  });
+
+  it("costs exactly one FCALL per store operation", async () => {
     await store.write("/memories/dir/a.txt", bytes("a\nb\n"), { ifAbsent: true });
     const version = (await store.read("/memories/dir/a.txt"))!.version;
     const operations: Array<[string, () => Promise<unknown>]> = [
@@ -84,7 +90,7 @@ describe("round trips", () => {
       ["delete", () => store.delete("/memories/moved")],
     ];
     for (const [name, operation] of operations) {
-      expect(await commandsOf(operation), name).toEqual(["evalsha"]);
+      expect(await commandsOf(operation), name).toEqual(["fcall"]);
     }
   });
 
@@ -108,8 +114,10 @@ describe("round trips", () => {
         result = await executeCommand(proxy, input);
       });
       expect(result?.isError, input.command).toBe(false);
-      expect(commands.every((command) => command === "evalsha")).toBe(true);
-      expect(commands.length, input.command).toBe(calls());
+      expect(commands.every((command) => command === "fcall")).toBe(true);
+      // An edit is one call of the store's `update`: a read and a conditional write.
+      const edit = input.command === "str_replace" || input.command === "insert";
+      expect(commands.length, input.command).toBe(calls() * (edit ? 2 : 1));
       trips[`${input.command} ${input.path ?? input.old_path}`] = commands.length;
     }
     // The figures the README states.
@@ -139,7 +147,65 @@ describe("round trips", () => {
     const after = await listScript();
     // The only new entry within two levels is /memories/tree/a/deep: one size lookup more.
     expect(after.length).toBe(before.length + 1);
-    expect(new Set(after)).toEqual(new Set(["time", "exists", "hget", "zrange", "hmget", "hstrlen"]));
+    // No clock without expiry; the directories' sizes come in one HMGET per directory listed.
+    expect(new Set(after)).toEqual(new Set(["exists", "hget", "zrange", "hmget", "hstrlen"]));
     expect((await store.list("/memories/tree", 2))?.size).toBe(32);
+  });
+
+  it("runs a fixed number of commands inside the server per tool command", async () => {
+    const kinds = new RedisStore({ client: store.client, prefix: "kinds" }).scope("t");
+    const note = (i: number) => `state: 0\n${"fact\n".repeat(20)}topic ${i}\n`;
+    for (const path of ["notes/n0.md", "notes/n1.md", "notes/n2.md", "notes/n3.md", "projects/p0.md"]) {
+      await executeCommand(kinds, {
+        command: "create",
+        path: `/memories/${path}`,
+        file_text: note(path.length),
+      });
+    }
+    await executeCommand(kinds, { command: "create", path: "/memories/shared/log.md", file_text: "# log\n" });
+    const inputs = [
+      { command: "view", path: "/memories" },
+      { command: "view", path: "/memories/notes/n0.md" },
+      { command: "view", path: "/memories/notes/n0.md", view_range: [2, 4] },
+      { command: "create", path: "/memories/scratch/a.md", file_text: "draft\n" },
+      { command: "str_replace", path: "/memories/notes/n1.md", old_str: "state: 0", new_str: "state: 1" },
+      { command: "insert", path: "/memories/shared/log.md", insert_line: 1, insert_text: "line" },
+      { command: "rename", old_path: "/memories/scratch/a.md", new_path: "/memories/scratch/b.md" },
+      { command: "delete", path: "/memories/scratch/b.md" },
+    ];
+    const inside: Record<string, string> = {};
+    for (const input of inputs) {
+      let result: { isError: boolean } | undefined;
+      const sent = await commandsOf(async () => {
+        result = await executeCommand(kinds, input);
+      });
+      expect(result?.isError, input.command).toBe(false);
+      const counts = new Map<string, number>();
+      for (const args of seenInScripts) {
+        const name = String(args[0]).toLowerCase();
+        counts.set(name, (counts.get(name) ?? 0) + 1);
+      }
+      const key = `${input.command}${"view_range" in input ? " range" : ""} ${input.path ?? input.old_path}`;
+      inside[key] =
+        `${sent.length} calls, ${seenInScripts.length} inside: ${[...counts].map(([n, c]) => `${n} ${c}`).join(", ")}`;
+    }
+    // Without expiry: no clock and no access times; a view reads what it shows, one HMGET per directory
+    // for its entries' kinds and another for its subdirectories' sizes. The create makes `scratch`, the
+    // rename and delete empty it, so they update its parent's index too.
+    expect(inside).toEqual({
+      "view /memories": "1 calls, 16 inside: hget 1, zrange 4, hmget 5, hstrlen 6",
+      "view /memories/notes/n0.md": "1 calls, 2 inside: del 1, hmget 1",
+      "view range /memories/notes/n0.md": "1 calls, 2 inside: del 1, hmget 1",
+      "create /memories/scratch/a.md":
+        "1 calls, 20 inside: exists 5, del 1, incr 1, hset 3, zadd 2, hincrby 8",
+      "str_replace /memories/notes/n1.md":
+        "2 calls, 8 inside: del 2, hmget 1, exists 1, hget 1, hstrlen 1, incr 1, hset 1",
+      "insert /memories/shared/log.md":
+        "2 calls, 11 inside: del 2, hmget 1, exists 1, hget 1, hstrlen 1, incr 1, hset 1, hincrby 3",
+      "rename /memories/scratch/a.md":
+        "1 calls, 35 inside: exists 7, del 1, hstrlen 1, hincrby 12, hdel 7, zrem 2, rename 1, hset 2, zadd 2",
+      "delete /memories/scratch/b.md":
+        "1 calls, 23 inside: exists 3, del 2, hstrlen 1, hincrby 8, hdel 7, zrem 2",
+    });
   });
 });

@@ -1,7 +1,7 @@
 -- The one script that runs every store operation inside Redis (see ../script.ts for how it is embedded
 -- and sent), so that each operation is atomic, also on Redis Cluster since every key of a store shares
 -- one hash tag, and costs one round trip. Redis runs it under Lua 5.1 with the `redis` API; the only
--- globals it reads are KEYS, ARGV, redis and unpack.
+-- globals it reads are redis and unpack (and KEYS and ARGV, as a script, in the line that calls `main`).
 --
 -- Data layout, for a store whose key base is `B` (see ../keys.ts):
 -- - `B f:{path}`  hash `d` = file bytes, `v` = version
@@ -36,29 +36,20 @@
 -- Call: KEYS[1] = `B seq` (routes the call to the store's slot), ARGV = base, ttl in ms (0: none), now
 -- in ms ('' for the server's clock), operation, operation arguments.
 --
+-- This file defines `main(KEYS, ARGV)`; ../script.ts adds the line that runs it. Loaded as a Redis function
+-- library (FUNCTION LOAD, Redis 7), everything above `main` is built once per server and each call only
+-- sets the call's state; sent as a script (EVALSHA), it is built on every call. The state below is set at
+-- the start of every call: Redis runs one call at a time, so no call sees another's.
+--
 -- Every key is built from ARGV[1] rather than passed in KEYS: the keys an operation touches depend on
 -- what it finds (a directory's children), and they all share KEYS[1]'s hash tag, so Cluster still sees
 -- one slot.
 --
 -- Answers are Lua tables that Redis turns into arrays; the TypeScript side (../redis-store.ts) reads them by
 -- position, so a change here goes with a change there.
-local base = ARGV[1]
-local ttl = tonumber(ARGV[2])
-local op = ARGV[4]
+local argv, base, ttl, op, SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED, now, backstop
 local ROOT = '/memories'
-local SEQ = KEYS[1]
-local SIZES = base .. 'z'
-local ACCESS = base .. 't'
-local USAGE = base .. 'u'
-local FILESIZE = base .. 's'
-local COUNTS = base .. 'n'
-local FILES = base .. 'c'
-local INDEXED = base .. 'T'
-local function arg(i) return ARGV[5 + i] end
-
-if (op == 'write' or op == 'delete' or op == 'rename') and redis.call('EXISTS', base .. 'x') == 1 then
-  return redis.error_reply('ERASING the tenant is being erased')
-end
+local function arg(i) return argv[5 + i] end
 
 local function fkey(p) return base .. 'f:' .. p end
 local function dkey(p) return base .. 'd:' .. p end
@@ -76,15 +67,7 @@ local function listed(n) return string.sub(n, 1, 1) ~= '.' and n ~= 'node_module
 local function under(p, dir) return string.sub(p, 1, #dir + 1) == dir .. '/' end
 local function num(v) return tonumber(v) or 0 end
 
--- A store built with a clock passes its time; otherwise the server's clock, which every client of the
--- store shares, decides what has expired.
-local now = tonumber(ARGV[3])
-if not now then
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-end
 local function ms(x) return string.format('%.0f', x) end
-local backstop = ms(ttl * 2)
 
 -- Usage totals; the hash goes away with the last file.
 local function count(files, bytes)
@@ -226,18 +209,10 @@ local function startClocks()
   redis.call('SET', INDEXED, '1')
 end
 
--- Operations that add or access files without expiry record no access times, so the first operation
--- with expiry after one of them cannot trust `B t` and starts every clock anew.
-if ttl > 0 then
-  if not exists(INDEXED) then startClocks() end
-elseif op == 'read' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
-  redis.call('DEL', INDEXED)
-end
+-- The operations, by name; each returns the call's answer.
+local ops = {}
 
-if op == 'sweep' then return purge() end
-purge()
-
-if op == 'usage' then
+ops.usage = function()
   local u = redis.call('HMGET', USAGE, 'f', 'b')
   return {num(u[1]), num(u[2])}
 end
@@ -250,9 +225,9 @@ local function readFile(p)
   return h
 end
 
-if op == 'read' then return readFile(arg(0)) end
+ops.read = function() return readFile(arg(0)) end
 
-if op == 'stat' then
+ops.stat = function()
   local p = arg(0)
   if p == ROOT then return {'d'} end
   if exists(fkey(p)) then return {'f', redis.call('HSTRLEN', fkey(p), 'd')} end
@@ -326,6 +301,17 @@ local function listing(dir, depth, limit, counting)
         if listed(n) then names[#names + 1] = n end
       end
       local kinds = hmget(dkey(d), names)
+      -- The sizes (and file counts) of the page's directories, in one command each, unless the page
+      -- only counts what the listing leaves out.
+      local dirs = {}
+      if shown < limit then
+        for j, n in ipairs(names) do
+          if kinds[j] == 'd' then dirs[#dirs + 1] = d .. '/' .. n end
+        end
+      end
+      local dirSizes = hmget(SIZES, dirs)
+      local dirFiles = counting and hmget(FILES, dirs)
+      local nextDir = 0
       local i = 1
       while i <= #names and shown < limit do
         local p = d .. '/' .. names[i]
@@ -335,8 +321,9 @@ local function listing(dir, depth, limit, counting)
           out[#out + 1] = 'f'; out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
           out[#out + 1] = 0
         else
-          out[#out + 1] = 'd'; out[#out + 1] = num(redis.call('HGET', SIZES, p)); out[#out + 1] = level
-          out[#out + 1] = counting and num(redis.call('HGET', FILES, p)) or -1
+          nextDir = nextDir + 1
+          out[#out + 1] = 'd'; out[#out + 1] = num(dirSizes[nextDir]); out[#out + 1] = level
+          out[#out + 1] = dirFiles and num(dirFiles[nextDir]) or -1
           if level < depth then visit(p, level + 1) end
         end
         i = i + 1
@@ -365,24 +352,24 @@ local function listingArgs(p)
   return listing(p, tonumber(arg(1)), tonumber(arg(2)) or math.huge, arg(3) == '1')
 end
 
-if op == 'list' then return listingArgs(arg(0)) end
+ops.list = function() return listingArgs(arg(0)) end
 
 -- A file's bytes and version, or else the listing of a directory: view in one call.
-if op == 'view' then
+ops.view = function()
   local h = readFile(arg(0))
   if h then return {'f', h[1], h[2]} end
   local l = listingArgs(arg(0))
   return l and {'d', l}
 end
 
-if op == 'write' then
+ops.write = function()
   local p, data, expected = arg(0), arg(1), arg(2)
   -- The quotas ('' for none), checked after the write's own errors: one script, so nothing comes between.
   local maxFiles, maxBytes = tonumber(arg(3) or ''), tonumber(arg(4) or '')
   local fk = fkey(p)
   local oldSize = 0
   if expected == '' then
-    if p == ROOT or exists(fk) or exists(dkey(p)) then return {'exists'} end
+    if p == ROOT or redis.call('EXISTS', fk, dkey(p)) > 0 then return {'exists'} end
     local ancestor = fileAncestor(p)
     if ancestor then return {'notdir', ancestor} end
   else
@@ -410,7 +397,7 @@ if op == 'write' then
   return {'ok', version}
 end
 
-if op == 'delete' then
+ops.delete = function()
   local p = arg(0)
   if exists(fkey(p)) then
     removeFile(p)
@@ -440,7 +427,7 @@ if op == 'delete' then
   return #files > 0 and 1 or 0
 end
 
-if op == 'rename' then
+ops.rename = function()
   local from, to = arg(0), arg(1)
   local isFile = exists(fkey(from))
   if not isFile and (from == ROOT or not exists(dkey(from))) then return {'notfound'} end
@@ -504,4 +491,33 @@ if op == 'rename' then
   return {'ok'}
 end
 
-return redis.error_reply('ERR unknown memory store operation')
+-- One call: sets the call's state, then runs the operation.
+local function main(keys, args)
+  argv = args
+  base, ttl, op, SEQ = args[1], tonumber(args[2]), args[4], keys[1]
+  SIZES, ACCESS, USAGE, FILESIZE = base .. 'z', base .. 't', base .. 'u', base .. 's'
+  COUNTS, FILES, INDEXED = base .. 'n', base .. 'c', base .. 'T'
+  if (op == 'write' or op == 'delete' or op == 'rename') and redis.call('EXISTS', base .. 'x') == 1 then
+    return redis.error_reply('ERASING the tenant is being erased')
+  end
+  -- A store built with a clock passes its time; otherwise the server's clock, which every client of the
+  -- store shares, decides what has expired. Only expiry reads the time.
+  now = tonumber(args[3])
+  if not now and ttl > 0 then
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  backstop = ms(ttl * 2)
+  -- Operations that add or access files without expiry record no access times, so the first operation
+  -- with expiry after one of them cannot trust `B t` and starts every clock anew.
+  if ttl > 0 then
+    if not exists(INDEXED) then startClocks() end
+  elseif op == 'read' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
+    redis.call('DEL', INDEXED)
+  end
+  if op == 'sweep' then return purge() end
+  purge()
+  local run = ops[op]
+  if not run then return redis.error_reply('ERR unknown memory store operation') end
+  return run()
+end
