@@ -120,6 +120,41 @@ interface Statement {
 
 type Statements = ReturnType<typeof statements>;
 
+/**
+ * A listing without expiry in one plain statement ($1 tenant, $2 directory, $3 depth, $4 limit or NULL),
+ * the same rows as the `list` function (the directory's own row first, with the entries left out in
+ * `r_omitted`, then its entries) but planned once per connection and run without a PL/pgSQL call: a
+ * recursive walk down the children index, level by level, skipping hidden names. With a limit, only the
+ * first entries in view's order are sent, unless a name holds a character from U+E000 up (code point
+ * order then differs from view's UTF-16 order, and every entry is sent for the caller to order).
+ */
+const listingSql = (n: SqlNames): string => {
+  const hidden = fn(n, "hidden");
+  return `WITH RECURSIVE walk(path, kind, size, depth) AS (
+      SELECT x.path, x.kind, x.size, 1 FROM ${n.table} x
+       WHERE $3::int >= 1 AND x.tenant = $1::text AND x.parent = $2::text
+         AND NOT ${hidden}(substr(x.path, length(x.parent) + 2))
+      UNION ALL
+      SELECT x.path, x.kind, x.size, w.depth + 1 FROM walk w JOIN ${n.table} x ON x.tenant = $1::text AND x.parent = w.path
+       WHERE w.kind = 'd' AND w.depth < $3::int AND NOT ${hidden}(substr(x.path, length(x.parent) + 2))
+    ), head AS (
+      SELECT coalesce((SELECT x.size FROM ${n.table} x WHERE x.tenant = $1::text AND x.path = $2::text AND x.kind IN ('d', 'r')),
+                      CASE WHEN $2::text = '/memories' THEN 0 END) AS size,
+             (SELECT count(*) FROM walk) AS total,
+             EXISTS (SELECT 1 FROM walk w WHERE w.path ~ '[\\uE000-\\U0010FFFF]') AS odd
+    )
+    SELECT $2::text AS r_path, 'd'::"char" AS r_kind, h.size AS r_size, 0 AS r_depth,
+           CASE WHEN $4::int IS NULL OR h.odd OR h.total <= $4::int THEN 0 ELSE h.total - $4::int END AS r_omitted,
+           0::bigint AS r_rank
+      FROM head h WHERE h.size IS NOT NULL
+    UNION ALL
+    SELECT s.path, s.kind, s.size, s.depth, 0, s.rank FROM head h, (
+      SELECT w.*, row_number() OVER (ORDER BY string_to_array(w.path, '/') COLLATE "C") AS rank FROM walk w
+    ) s
+     WHERE h.size IS NOT NULL AND ($4::int IS NULL OR h.odd OR s.rank <= $4::int)
+    ORDER BY r_rank`;
+};
+
 const statements = (n: SqlNames) => {
   const f = (suffix: string) => fn(n, suffix);
   // Named statements are parsed once per connection; the name says which table they are for.
@@ -141,12 +176,25 @@ const statements = (n: SqlNames) => {
         WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
     ),
     statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
-    list: named(
-      "list",
+    list: named("list", `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM (${listingSql(n)}) l`),
+    listExpiring: named(
+      "list-expiring",
       `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM ${f("list")}($1, $2, $3, $4, $5)`,
     ),
+    // Without expiry a view reads without a function call of its own: the file's row, or else (a one-time
+    // filter, so the listing runs only when there is no file) the listing. Same snapshot for both.
     view: named(
       "view",
+      `SELECT $2::text AS r_path, 'f'::"char" AS r_kind, NULL::bigint AS r_size, NULL::int AS r_depth,
+              NULL::bigint AS r_omitted, x.content AS r_content, x.version AS r_version
+         FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'
+       UNION ALL
+       SELECT l.r_path, l.r_kind, l.r_size, l.r_depth, l.r_omitted, NULL, NULL
+         FROM (${listingSql(n)}) l
+        WHERE NOT EXISTS (SELECT 1 FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f')`,
+    ),
+    viewExpiring: named(
+      "view-expiring",
       `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
          FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
     ),
@@ -331,15 +379,28 @@ export class PostgresStore implements MemoryStore {
    * entries in view's order are sent and the rest counted in `omitted`.
    */
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const values = [this.tenantKey, dir, depth, listLimit(options), this.#cutoff()];
-    const result = await this.#run(this.#shared.sql.list, values, false);
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const values = [this.tenantKey, dir, depth, listLimit(options)];
+    const result =
+      cutoff === null
+        ? await this.#run(sql.list, values, false)
+        : await this.#run(sql.listExpiring, [...values, cutoff], false);
     return listingOf(result.rows);
   }
 
   /** A view in one statement: the file's bytes, or else the directory's listing (see `list`). */
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
-    const values = [this.tenantKey, path, depth, listLimit(options), this.#now(), this.#cutoff()];
-    const result = await this.#run(this.#shared.sql.view, values, false);
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const result =
+      cutoff === null
+        ? await this.#run(sql.view, [this.tenantKey, path, depth, listLimit(options)], false)
+        : await this.#run(
+            sql.viewExpiring,
+            [this.tenantKey, path, depth, listLimit(options), this.#now(), cutoff],
+            false,
+          );
     const head = result.rows[0];
     if (!head) return null;
     if (head["r_kind"] === "f") {

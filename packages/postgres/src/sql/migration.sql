@@ -28,17 +28,26 @@ END $fn$;
 
 -- SPEC §7's erasure fence: purge() commits a row (path '', kind 'e') for its tenant before the transaction
 -- that deletes the tenant's rows, the fence with them. A write of a fenced tenant, or of a tenant nested in
--- one, fails with SQLSTATE ME001 and changes nothing (the statement rolls back). Writers call it after taking the tenant's lock, with a
--- fresh snapshot, so a write either committed before the purge took that lock (and is erased) or sees the
--- fence. p_tenant's enclosing keys: '/a', '/a/b', ... of '/a/b/c'.
--- A plain SQL expression, so that the planner inlines it into the IF that asks it: one statement.
+-- one, fails with SQLSTATE ME001 and changes nothing (the statement rolls back). Writers call it after
+-- taking the tenant's lock, with a fresh snapshot, so a write either committed before the purge took that
+-- lock (and is erased) or sees the fence. The keys to look for are p_tenant and its enclosing keys ('/a',
+-- '/a/b' and '/a/b/c' for '/a/b/c'), found by plain string arithmetic (PL/pgSQL evaluates it without a
+-- query), so the look itself is one probe of the primary key whose plan is made once per session: an
+-- inlined SQL expression over generate_series was planned afresh on every write.
 DROP FUNCTION IF EXISTS {{ fn("fenced") }}(text);
 CREATE FUNCTION {{ fn("fenced") }}(p_tenant text) RETURNS boolean
-LANGUAGE sql STABLE AS $fn$
-  SELECT EXISTS (SELECT 1 FROM {{ table }} x WHERE x.path = '' AND x.kind = 'e' AND x.tenant IN (
-    SELECT array_to_string((string_to_array(p_tenant, '/'))[1:i], '/')
-      FROM generate_series(2, cardinality(string_to_array(p_tenant, '/'))) i))
-$fn$;
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+  chain text[] := ARRAY[p_tenant];
+  k text := p_tenant;
+BEGIN
+  LOOP
+    k := left(k, length(k) - strpos(reverse(k), '/'));
+    EXIT WHEN k = '';
+    chain := chain || k;
+  END LOOP;
+  RETURN EXISTS (SELECT 1 FROM {{ table }} x WHERE x.tenant = ANY (chain) AND x.path = '' AND x.kind = 'e');
+END $fn$;
 
 -- Adds a subtree's totals to every ancestor of p_path: directory rows appear with their first file and
 -- go with their last; p_size counts only for ancestors from which no name on the way is hidden.
@@ -157,27 +166,31 @@ BEGIN
     END IF;
   END IF;
   IF p_if_version IS NULL THEN
-    -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
-    SELECT x.path INTO hit FROM {{ table }} x
-      WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
-      ORDER BY x.path = p_path LIMIT 1;
-    IF FOUND THEN
-      r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
-      r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
-      RETURN NEXT;
-      RETURN;
-    END IF;
     IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
-      r_status := 'quota';
-      r_detail := tot.files || ' ' || tot.bytes;
+      -- The quota refuses, unless the create's own error comes first: look at the path and its ancestors.
+      SELECT x.path INTO hit FROM {{ table }} x
+        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
+        ORDER BY x.path = p_path LIMIT 1;
+      IF NOT FOUND THEN
+        r_status := 'quota';
+        r_detail := tot.files || ' ' || tot.bytes;
+      ELSE
+        r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
+        r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
+      END IF;
       RETURN NEXT;
       RETURN;
     END IF;
-    -- Directory rows appear with their first file; size counts only for ancestors from which no name on
-    -- the way down is hidden.
+    -- One statement: the file, unless a file is among its ancestors or something is at its path (the
+    -- primary key's conflict), then its ancestors' totals, only when the file went in. Directory rows
+    -- appear with their first file; size counts only for ancestors from which no name on the way down
+    -- is hidden. Only a refusal pays for a second look, to tell which.
     WITH file AS (
       INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-        VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now)
+        SELECT p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now
+          WHERE NOT EXISTS (SELECT 1 FROM {{ table }} x
+                             WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f')
+        ON CONFLICT (tenant, path) DO NOTHING
         RETURNING version
     ), dirs AS (
       INSERT INTO {{ table }} AS x (tenant, path, kind, parent, size, files, bytes)
@@ -185,10 +198,21 @@ BEGIN
                CASE WHEN EXISTS (SELECT 1 FROM unnest(string_to_array(substr(p_path, length(a.path) + 2), '/')) c
                                  WHERE {{ fn("hidden") }}(c)) THEN 0 ELSE n END, 1, n
           FROM unnest(p_ancestors) a(path)
+          WHERE EXISTS (SELECT 1 FROM file)
         ON CONFLICT (tenant, path) DO UPDATE
           SET size = x.size + EXCLUDED.size, files = x.files + 1, bytes = x.bytes + EXCLUDED.bytes
     )
     SELECT file.version INTO v FROM file;
+    IF v IS NULL THEN
+      -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
+      SELECT x.path INTO hit FROM {{ table }} x
+        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
+        ORDER BY x.path = p_path LIMIT 1;
+      r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
+      r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
+      RETURN NEXT;
+      RETURN;
+    END IF;
   ELSE
     -- An edit needs no look at the ancestors: a file with that version has none that is a file. The
     -- replacement happens only when the version matches and the quota allows any growth.
@@ -309,9 +333,13 @@ DROP FUNCTION IF EXISTS {{ fn("list") }}(text, text, int, bigint);
 -- before. With p_limit, only the first p_limit entries in view's order (depth first, siblings by name)
 -- are sent. That order compares names by code points, which matches view's UTF-16 order unless a name
 -- holds a character from U+E000 up: then every entry is sent and the caller orders them.
+--
+-- Its statements run on plans made once per session (force_generic_plan): the per-level query takes an
+-- array of directories, for which the planner's default kept making a new plan on every call, which cost
+-- more than running it.
 CREATE OR REPLACE FUNCTION {{ fn("list") }}(p_tenant text, p_dir text, p_depth int, p_limit int, p_cutoff bigint)
 RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int, r_omitted bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
   lvl text[] := ARRAY[p_dir];
   nxt text[];
