@@ -31,6 +31,7 @@ const flag = (name: string): string | undefined =>
 const OPS = Number(flag("ops") ?? 400);
 const TENANTS = Number(flag("tenants") ?? 20);
 const LABEL = flag("label") ?? "after";
+const WARM_UP = Number(flag("warm-up") ?? 300);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const NOTES = ["/memories/notes/n0.md", "/memories/notes/n1.md", "/memories/projects/p0.md"];
@@ -135,7 +136,7 @@ const statements = async (admin: pg.Pool): Promise<{ top: number; nested: number
   const { rows } = await admin.query(
     `SELECT coalesce(sum(calls) FILTER (WHERE toplevel), 0) AS top,
             coalesce(sum(calls) FILTER (WHERE NOT toplevel), 0) AS nested,
-            coalesce(sum(total_exec_time) FILTER (WHERE toplevel), 0) AS exec
+            coalesce(sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel), 0) AS exec
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
          AND userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)
          AND query NOT LIKE '%pg_stat_statements%'`,
@@ -209,7 +210,7 @@ const render = (rows: Row[], load: number[], startedAt: string): string => {
     `${startedAt}; ${OPS} commands per kind over ${TENANTS} tenants, one agent, one connection per subject; ` +
       `load average ${load.map((l) => l.toFixed(1)).join(" → ")} (shared 2-core machine).`,
     "",
-    "| kind | subject | round trips | bytes sent | bytes received | server CPU µs | statements (top + in functions) | server exec µs | client CPU µs | of which core µs | p50 ms | errors |",
+    "| kind | subject | round trips | bytes sent | bytes received | server CPU µs | statements (top + in functions) | server exec + plan µs | client CPU µs | of which core µs | p50 ms | errors |",
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
@@ -246,7 +247,7 @@ const save = (section: string): string => {
     "`bench:profile-postgres` (src/profile-postgres.ts). Per command, averaged: round trips are statements the " +
     "pool's clients sent; bytes are the connection's socket counters; server CPU is the backend's utime + stime " +
     "(/proc, 10 ms ticks); statements are pg_stat_statements calls (`track = all`: top level + run inside the " +
-    "store's functions) and their execution time; client CPU is this process's, and \"of which core\" the same " +
+    "store's functions) and their planning and execution time; client CPU is this process's, and \"of which core\" the same " +
     "commands on InMemoryStore (the engine alone). Compare rows of one section only: the machine is shared.\n";
   const old = existsSync(file) ? readFileSync(file, "utf8") : header;
   const sections = old.split(/^(?=## )/m);
@@ -261,9 +262,7 @@ const main = async () => {
     settings: {
       shared_preload_libraries: "pg_stat_statements",
       "pg_stat_statements.track": "all",
-      ...(process.env["PG_EXTRA"]
-        ? Object.fromEntries([process.env["PG_EXTRA"].split("=") as [string, string]])
-        : {}),
+      "pg_stat_statements.track_planning": "on",
     },
   });
   const closers: (() => Promise<unknown>)[] = [() => server.stop()];
@@ -290,9 +289,10 @@ const main = async () => {
     const expected: Expected = new Map();
     for (const subject of subjects) {
       for (const [t, tool] of subject.tools.entries()) await seedTenant(tool, t, expected);
-      // Warm-up: every statement prepared on the connection, the functions' plans cached.
+      // Warm-up: every statement prepared on the connection, the functions' plans cached, this process's
+      // code compiled by the JIT (a few hundred runs of each kind).
       for (const kind of KINDS) {
-        for (let i = 0; i < TENANTS; i++) await subject.tools[i]!.exec(kind.input(OPS + i));
+        for (let i = 0; i < WARM_UP; i++) await subject.tools[i % TENANTS]!.exec(kind.input(OPS + i));
       }
     }
     const load = [loadavg()[0]!];

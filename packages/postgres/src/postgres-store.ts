@@ -5,11 +5,9 @@ import {
   ConflictError,
   checkTenant,
   ErasingError,
-  type ExpiryOptions,
   type FileData,
   type FileOrListing,
   isStoreError,
-  type ListEntry,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -40,17 +38,19 @@ import {
 } from "@mem/core";
 import pg from "pg";
 import { ERASING, RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
+import { listingOf, listLimit } from "./listing.js";
+import { ignore, isFatal, migrate } from "./migrate.js";
 import {
   checkIdentifier,
   DEFAULT_SCHEMA,
   DEFAULT_TABLE,
-  fn,
   MAX_TABLE_LENGTH,
   type SqlNames,
   sqlNames,
 } from "./names.js";
-import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
-import { searchFiles, searchSql, searchValues } from "./search.js";
+import { checkOptions, type PostgresStoreOptions, ROOT_KEY, tenantKey } from "./options.js";
+import { searchFiles, searchValues } from "./search.js";
+import { type Statement, type Statements, statements } from "./statements.js";
 import {
   childPrefix,
   countStatement,
@@ -64,42 +64,6 @@ import {
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
 
-/**
- * The `tenant` column of a store's rows: `/` for a store made without `tenant`, then `/id` for each scope
- * it is inside (`scope("a").scope("b")` is `/a/b`). Tenant ids never hold `/`, so no two chains share a key.
- */
-export const tenantKey = (parent: string, tenant: string): string =>
-  parent === "/" ? `/${tenant}` : `${parent}/${tenant}`;
-
-/** The key of a store made without `tenant` and not through `scope()`. */
-export const ROOT_KEY = "/";
-
-interface CommonOptions extends ExpiryOptions {
-  /** The table holding every tenant's files. Default `mem_files`. */
-  table?: string;
-  /** The schema of the table (it must exist). Default `public`. */
-  schema?: string;
-  /**
-   * The tenant this store reads and writes, the same as `scope(tenant)` of a store made without it.
-   * Unset: the unscoped store, which never sees its tenants' files.
-   */
-  tenant?: string | undefined;
-}
-
-export type PostgresStoreOptions = CommonOptions &
-  (
-    | {
-        /** The application's `pg.Pool`. The store never ends it. */
-        pool: pg.Pool;
-      }
-    | {
-        /** A `postgres://` connection string; the store creates its own pool and ends it in `close()`. */
-        connectionString: string;
-        /** More `pg.Pool` settings for the created pool (size, SSL, timeouts). */
-        poolConfig?: Omit<pg.PoolConfig, "connectionString">;
-      }
-  );
-
 /** Marks the options of a scope: the parent's shared state and its tenant key ride along under this key. */
 const SHARED = Symbol("PostgresStore.shared");
 
@@ -112,160 +76,6 @@ interface Shared {
   readonly clock: () => number;
   ready: Promise<void> | undefined;
 }
-
-interface Statement {
-  readonly name: string;
-  readonly text: string;
-}
-
-type Statements = ReturnType<typeof statements>;
-
-/**
- * A listing without expiry in one plain statement ($1 tenant, $2 directory, $3 depth, $4 limit or NULL),
- * the same rows as the `list` function (the directory's own row first, with the entries left out in
- * `r_omitted`, then its entries) but planned once per connection and run without a PL/pgSQL call: a
- * recursive walk down the children index, level by level, skipping hidden names. With a limit, only the
- * first entries in view's order are sent, unless a name holds a character from U+E000 up (code point
- * order then differs from view's UTF-16 order, and every entry is sent for the caller to order).
- */
-const listingSql = (n: SqlNames): string => {
-  const hidden = fn(n, "hidden");
-  return `WITH RECURSIVE walk(path, kind, size, depth) AS (
-      SELECT x.path, x.kind, x.size, 1 FROM ${n.table} x
-       WHERE $3::int >= 1 AND x.tenant = $1::text AND x.parent = $2::text
-         AND NOT ${hidden}(substr(x.path, length(x.parent) + 2))
-      UNION ALL
-      SELECT x.path, x.kind, x.size, w.depth + 1 FROM walk w JOIN ${n.table} x ON x.tenant = $1::text AND x.parent = w.path
-       WHERE w.kind = 'd' AND w.depth < $3::int AND NOT ${hidden}(substr(x.path, length(x.parent) + 2))
-    ), head AS (
-      SELECT coalesce((SELECT x.size FROM ${n.table} x WHERE x.tenant = $1::text AND x.path = $2::text AND x.kind IN ('d', 'r')),
-                      CASE WHEN $2::text = '/memories' THEN 0 END) AS size,
-             (SELECT count(*) FROM walk) AS total,
-             EXISTS (SELECT 1 FROM walk w WHERE w.path ~ '[\\uE000-\\U0010FFFF]') AS odd
-    )
-    SELECT $2::text AS r_path, 'd'::"char" AS r_kind, h.size AS r_size, 0 AS r_depth,
-           CASE WHEN $4::int IS NULL OR h.odd OR h.total <= $4::int THEN 0 ELSE h.total - $4::int END AS r_omitted,
-           0::bigint AS r_rank
-      FROM head h WHERE h.size IS NOT NULL
-    UNION ALL
-    SELECT s.path, s.kind, s.size, s.depth, 0, s.rank FROM head h, (
-      SELECT w.*, row_number() OVER (ORDER BY string_to_array(w.path, '/') COLLATE "C") AS rank FROM walk w
-    ) s
-     WHERE h.size IS NOT NULL AND ($4::int IS NULL OR h.odd OR s.rank <= $4::int)
-    ORDER BY r_rank`;
-};
-
-const statements = (n: SqlNames) => {
-  const f = (suffix: string) => fn(n, suffix);
-  // Named statements are parsed once per connection; the name says which table they are for.
-  const named = (name: string, text: string): Statement => ({ name: `mem:${n.key}:${name}`, text });
-  return {
-    read: named(
-      "read",
-      `SELECT content, version FROM ${n.table} WHERE tenant = $1 AND path = $2 AND kind = 'f'`,
-    ),
-    readTouch: named(
-      "read-touch",
-      `UPDATE ${n.table} SET accessed_at = $3
-        WHERE tenant = $1 AND path = $2 AND kind = 'f' AND accessed_at >= $4
-        RETURNING content, version`,
-    ),
-    stat: named(
-      "stat",
-      `SELECT kind AS r_kind, size AS r_size FROM ${n.table}
-        WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
-    ),
-    statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
-    list: named("list", `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM (${listingSql(n)}) l`),
-    listExpiring: named(
-      "list-expiring",
-      `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM ${f("list")}($1, $2, $3, $4, $5)`,
-    ),
-    // Without expiry a view reads without a function call of its own: the file's row, or else (a one-time
-    // filter, so the listing runs only when there is no file) the listing. Same snapshot for both.
-    view: named(
-      "view",
-      `SELECT $2::text AS r_path, 'f'::"char" AS r_kind, NULL::bigint AS r_size, NULL::int AS r_depth,
-              NULL::bigint AS r_omitted, x.content AS r_content, x.version AS r_version
-         FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'
-       UNION ALL
-       SELECT l.r_path, l.r_kind, l.r_size, l.r_depth, l.r_omitted, NULL, NULL
-         FROM (${listingSql(n)}) l
-        WHERE NOT EXISTS (SELECT 1 FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f')`,
-    ),
-    viewExpiring: named(
-      "view-expiring",
-      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
-         FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
-    ),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
-    delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
-    lock: named("lock", `SELECT ${f("lock")}($1)`),
-    rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
-    usage: named(
-      "usage",
-      `SELECT files AS r_files, bytes AS r_bytes FROM ${n.table} WHERE tenant = $1 AND path = '/memories'`,
-    ),
-    usageExpiring: named("usage-expiring", `SELECT r_files, r_bytes FROM ${f("usage")}($1, $2)`),
-    sweep: named("sweep", `SELECT r_path, r_size FROM ${f("sweep")}($1, $2)`),
-    files: named(
-      "files",
-      `SELECT path AS r_path, size AS r_size FROM ${n.table}
-       WHERE tenant = $1 AND kind = 'f' AND ($2::bigint IS NULL OR accessed_at >= $2) ORDER BY path`,
-    ),
-    version: named("version", versionSql(n)),
-    // Unnamed: planned for each pattern, so that the planner sees how selective it is.
-    search: { name: "", text: searchSql(n) },
-  };
-};
-
-const checkOptions = (options: PostgresStoreOptions): void => {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("PostgresStore: options must be an object with `pool` or `connectionString`");
-  }
-  const hasPool = "pool" in options && options.pool !== undefined;
-  const hasUrl = "connectionString" in options && options.connectionString !== undefined;
-  if (hasPool === hasUrl) {
-    throw new TypeError("PostgresStore: give exactly one of `pool` (a pg.Pool) and `connectionString`");
-  }
-  if (hasPool && typeof (options as { pool: { connect?: unknown } }).pool.connect !== "function") {
-    throw new TypeError("PostgresStore: `pool` must be a pg.Pool");
-  }
-  if (hasUrl && typeof (options as { connectionString: unknown }).connectionString !== "string") {
-    throw new TypeError("PostgresStore: `connectionString` must be a postgres:// URL string");
-  }
-  const expire = options.expireAfterSeconds;
-  if (expire !== undefined && !(typeof expire === "number" && Number.isFinite(expire) && expire > 0)) {
-    throw new TypeError("PostgresStore: `expireAfterSeconds` must be a positive number of seconds");
-  }
-  if (options.clock !== undefined && typeof options.clock !== "function") {
-    throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");
-  }
-};
-
-const listLimit = (options: ListOptions | undefined): number | null => {
-  const limit = options?.limit;
-  // The function takes an int; a larger limit shows everything anyway.
-  return limit !== undefined && Number.isSafeInteger(limit) && limit >= 0
-    ? Math.min(limit, 2 ** 31 - 1)
-    : null;
-};
-
-/** The rows of the `list` function: the directory's own row first, then its entries. */
-const listingOf = (rows: readonly Record<string, unknown>[]): Listing | null => {
-  const [head, ...rest] = rows;
-  if (!head) return null;
-  const entries: ListEntry[] = rest.map((row) => ({
-    path: row["r_path"] as string,
-    kind: row["r_kind"] === "f" ? "file" : "directory",
-    size: Number(row["r_size"]),
-    depth: row["r_depth"] as number,
-  }));
-  const omitted = Number(head["r_omitted"] ?? 0);
-  return omitted > 0
-    ? { size: Number(head["r_size"]), entries, omitted }
-    : { size: Number(head["r_size"]), entries };
-};
 
 const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
@@ -763,65 +573,10 @@ export class PostgresStore implements MemoryStore {
   /** Creates or upgrades the table on first use; shared by the store and its scopes, retried after a failure. */
   #ready(): Promise<void> {
     const shared = this.#shared;
-    shared.ready ??= migrate(shared).catch((error: unknown) => {
+    shared.ready ??= migrate(shared.pool, shared.names).catch((error: unknown) => {
       shared.ready = undefined;
       throw toStoreFailure(error, false);
     });
     return shared.ready;
   }
 }
-
-const ignore = (): void => {};
-
-const isFatal = (error: unknown): boolean => {
-  const severity = (error as { severity?: unknown }).severity;
-  return severity === "FATAL" || severity === "PANIC";
-};
-
-const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<number> => {
-  try {
-    const result = await client.query(versionSql(names));
-    return Number(result.rows[0]?.["version"] ?? 0);
-  } catch (error) {
-    if (sqlStateOf(error) === "42P01") return 0;
-    throw error;
-  }
-};
-
-/**
- * Brings the table to `SCHEMA_VERSION`: one version read when it is there already; otherwise the DDL
- * in one transaction under an advisory lock, so processes starting together create it once.
- */
-const migrate = async (shared: Shared): Promise<void> => {
-  const { names } = shared;
-  const client = await shared.pool.connect();
-  client.on("error", ignore);
-  let broken: Error | undefined;
-  try {
-    const found = await readVersion(client, names);
-    if (found === SCHEMA_VERSION) return;
-    if (found > SCHEMA_VERSION) {
-      throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
-    }
-    await client.query("BEGIN");
-    try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`mem:${names.key}`]);
-      const exists = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [names.table]);
-      const current = exists.rows[0]?.["present"] === true ? await readVersion(client, names) : 0;
-      if (current > SCHEMA_VERSION) {
-        throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
-      }
-      if (current < SCHEMA_VERSION) await client.query(migrationSql(names));
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    }
-  } catch (error) {
-    if (sqlStateOf(error) === undefined && !isStoreError(error, "STORE_FAILURE")) broken = error as Error;
-    throw error;
-  } finally {
-    client.off("error", ignore);
-    client.release(broken);
-  }
-};
