@@ -127,22 +127,31 @@ interface Row {
   topStatements: number;
   nestedStatements: number;
   execUs: number;
+  walBytes: number;
   clientCpuUs: number;
   p50Ms: number;
   errors: number;
 }
 
-const statements = async (admin: pg.Pool): Promise<{ top: number; nested: number; execMs: number }> => {
+const statements = async (
+  admin: pg.Pool,
+): Promise<{ top: number; nested: number; execMs: number; wal: number }> => {
   const { rows } = await admin.query(
     `SELECT coalesce(sum(calls) FILTER (WHERE toplevel), 0) AS top,
             coalesce(sum(calls) FILTER (WHERE NOT toplevel), 0) AS nested,
-            coalesce(sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel), 0) AS exec
+            coalesce(sum(total_exec_time + total_plan_time) FILTER (WHERE toplevel), 0) AS exec,
+            coalesce(sum(wal_bytes) FILTER (WHERE toplevel), 0) AS wal
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
          AND userid = (SELECT oid FROM pg_roles WHERE rolname = current_user)
          AND query NOT LIKE '%pg_stat_statements%'`,
   );
   const row = rows[0] as Record<string, string>;
-  return { top: Number(row["top"]), nested: Number(row["nested"]), execMs: Number(row["exec"]) };
+  return {
+    top: Number(row["top"]),
+    nested: Number(row["nested"]),
+    execMs: Number(row["exec"]),
+    wal: Number(row["wal"]),
+  };
 };
 
 /** With `--statements`: the statements that took the most execution time, for finding where it goes. */
@@ -181,7 +190,7 @@ const measure = async (subject: Subject, kind: (typeof KINDS)[number], admin: pg
   }
   const used = process.cpuUsage(cpu);
   const after = subject.counted?.totals();
-  const stats = subject.counted ? await statements(admin) : { top: 0, nested: 0, execMs: 0 };
+  const stats = subject.counted ? await statements(admin) : { top: 0, nested: 0, execMs: 0, wal: 0 };
   if (subject.counted && process.argv.includes("--statements"))
     await printStatements(admin, subject, kind.kind);
   const per = (a: number | undefined, b: number | undefined) => ((a ?? 0) - (b ?? 0)) / OPS;
@@ -195,6 +204,7 @@ const measure = async (subject: Subject, kind: (typeof KINDS)[number], admin: pg
     topStatements: stats.top / OPS,
     nestedStatements: stats.nested / OPS,
     execUs: (stats.execMs * 1000) / OPS,
+    walBytes: stats.wal / OPS,
     clientCpuUs: (used.user + used.system) / OPS,
     p50Ms: median(latencies),
     errors,
@@ -210,8 +220,8 @@ const render = (rows: Row[], load: number[], startedAt: string): string => {
     `${startedAt}; ${OPS} commands per kind over ${TENANTS} tenants, one agent, one connection per subject; ` +
       `load average ${load.map((l) => l.toFixed(1)).join(" → ")} (shared 2-core machine).`,
     "",
-    "| kind | subject | round trips | bytes sent | bytes received | server CPU µs | statements (top + in functions) | server exec + plan µs | client CPU µs | of which core µs | p50 ms | errors |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| kind | subject | round trips | bytes sent | bytes received | server CPU µs | statements (top + in functions) | server exec + plan µs | WAL bytes | client CPU µs | of which core µs | p50 ms | errors |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const row of rows) {
     if (row.subject === "core") continue;
@@ -220,7 +230,7 @@ const render = (rows: Row[], load: number[], startedAt: string): string => {
     lines.push(
       `| ${row.kind} | ${row.subject} | ${fixed(row.trips, 2)} | ${fixed(row.sent, 0)} | ${fixed(row.received, 0)} | ` +
         `${fixed(row.serverCpuUs, 0)} | ${fixed(row.topStatements, 2)} + ${fixed(row.nestedStatements, 2)} | ` +
-        `${fixed(row.execUs, 0)} | ${fixed(row.clientCpuUs, 0)} | ${ours && core ? fixed(core.clientCpuUs, 0) : "-"} | ` +
+        `${fixed(row.execUs, 0)} | ${fixed(row.walBytes, 0)} | ${fixed(row.clientCpuUs, 0)} | ${ours && core ? fixed(core.clientCpuUs, 0) : "-"} | ` +
         `${fixed(row.p50Ms, 2)} | ${row.errors} |`,
     );
   }
@@ -247,7 +257,7 @@ const save = (section: string): string => {
     "`bench:profile-postgres` (src/profile-postgres.ts). Per command, averaged: round trips are statements the " +
     "pool's clients sent; bytes are the connection's socket counters; server CPU is the backend's utime + stime " +
     "(/proc, 10 ms ticks); statements are pg_stat_statements calls (`track = all`: top level + run inside the " +
-    "store's functions) and their planning and execution time; client CPU is this process's, and \"of which core\" the same " +
+    "store's functions), their planning and execution time and the WAL they wrote; client CPU is this process's, and \"of which core\" the same " +
     "commands on InMemoryStore (the engine alone). Compare rows of one section only: the machine is shared.\n";
   const old = existsSync(file) ? readFileSync(file, "utf8") : header;
   const sections = old.split(/^(?=## )/m);

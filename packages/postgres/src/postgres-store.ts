@@ -37,6 +37,7 @@ import {
   type WriteQuota,
 } from "@mem/core";
 import pg from "pg";
+import { contentOf, rawBytes, textable } from "./content.js";
 import { ERASING, RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
 import { listingOf, listLimit } from "./listing.js";
 import { ignore, isFatal, migrate } from "./migrate.js";
@@ -76,8 +77,6 @@ interface Shared {
   readonly clock: () => number;
   ready: Promise<void> | undefined;
 }
-
-const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 /**
  * A `MemoryStore` on PostgreSQL. Every tenant's files live in one table; each command is one statement
@@ -168,7 +167,7 @@ export class PostgresStore implements MemoryStore {
         : await this.#run(sql.readTouch, [this.tenantKey, path, this.#now(), cutoff], false);
     const row = result.rows[0];
     if (!row) return null;
-    return { data: new Uint8Array(row["content"] as Buffer), version: String(row["version"]) };
+    return { data: contentOf(row["text"], row["content"]), version: String(row["version"]) };
   }
 
   async stat(path: string): Promise<Stat | null> {
@@ -214,7 +213,7 @@ export class PostgresStore implements MemoryStore {
     const head = result.rows[0];
     if (!head) return null;
     if (head["r_kind"] === "f") {
-      const data = new Uint8Array(head["r_content"] as Buffer);
+      const data = contentOf(head["r_text"], head["r_content"]);
       return { kind: "file", file: { data, version: String(head["r_version"]) } };
     }
     const listing = listingOf(result.rows);
@@ -261,6 +260,7 @@ export class PostgresStore implements MemoryStore {
       this.#cutoff(),
       quota.maxFiles ?? null,
       quota.maxTotalBytes ?? null,
+      textable(data),
     ];
     const row = (await this.#run(this.#shared.sql.write, values, true, path)).rows[0];
     switch (row?.["r_status"]) {
@@ -326,7 +326,7 @@ export class PostgresStore implements MemoryStore {
             ? { ...sql.read, values: [this.tenantKey, path] }
             : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff] };
         const row = (await client.query(read)).rows[0];
-        const next = row ? change(new Uint8Array(row["content"] as Buffer)) : null;
+        const next = row ? change(contentOf(row["text"], row["content"])) : null;
         if (row && next) {
           const values = [
             this.tenantKey,
@@ -338,6 +338,7 @@ export class PostgresStore implements MemoryStore {
             cutoff,
             null,
             null,
+            textable(next),
           ];
           const status = (await client.query({ ...sql.write, values })).rows[0]?.["r_status"];
           // Under the tenant's lock nothing else writes the file: anything but ok is a broken invariant.

@@ -4,6 +4,7 @@
  * functions (sql/migration.sql); reads and listings without expiry are plain statements, planned once per
  * connection and run without a PL/pgSQL call.
  */
+import { contentColumns } from "./content.js";
 import { fn, type SqlNames } from "./names.js";
 import { versionSql } from "./schema.js";
 import { searchSql } from "./search.js";
@@ -55,13 +56,14 @@ export const statements = (n: SqlNames) => {
   return {
     read: named(
       "read",
-      `SELECT content, version FROM ${n.table} WHERE tenant = $1 AND path = $2 AND kind = 'f'`,
+      `SELECT ${contentColumns("")}, x.version FROM ${n.table} x
+        WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'`,
     ),
     readTouch: named(
       "read-touch",
-      `UPDATE ${n.table} SET accessed_at = $3
-        WHERE tenant = $1 AND path = $2 AND kind = 'f' AND accessed_at >= $4
-        RETURNING content, version`,
+      `UPDATE ${n.table} x SET accessed_at = $3
+        WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f' AND x.accessed_at >= $4
+        RETURNING ${contentColumns("")}, x.version`,
     ),
     stat: named(
       "stat",
@@ -79,19 +81,22 @@ export const statements = (n: SqlNames) => {
     view: named(
       "view",
       `SELECT $2::text AS r_path, 'f'::"char" AS r_kind, NULL::bigint AS r_size, NULL::int AS r_depth,
-              NULL::bigint AS r_omitted, x.content AS r_content, x.version AS r_version
+              NULL::bigint AS r_omitted, ${contentColumns("r_")}, x.version AS r_version
          FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'
        UNION ALL
-       SELECT l.r_path, l.r_kind, l.r_size, l.r_depth, l.r_omitted, NULL, NULL
+       SELECT l.r_path, l.r_kind, l.r_size, l.r_depth, l.r_omitted, NULL, NULL, NULL
          FROM (${listingSql(n)}) l
         WHERE NOT EXISTS (SELECT 1 FROM ${n.table} x WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f')`,
     ),
     viewExpiring: named(
       "view-expiring",
-      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
+      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, NULL::text AS r_text, r_content, r_version
          FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
     ),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
+    write: named(
+      "write",
+      `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    ),
     delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
     lock: named("lock", `SELECT ${f("lock")}($1)`),
     rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),

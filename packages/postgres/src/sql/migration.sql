@@ -8,6 +8,9 @@
 -- Every plpgsql body names the table with alias x and reads columns through it, and output columns are
 -- r_*, so no column can be mistaken for a variable.
 
+-- Schema 6: tables made earlier gain the `utf8` column (NULL on their rows: sent as bytea until rewritten).
+ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS utf8 boolean;
+
 -- Not STRICT, so that the planner inlines it into the statements that call it instead of running it
 -- as a statement of its own for every row.
 CREATE OR REPLACE FUNCTION {{ fn("hidden") }}(name text) RETURNS boolean
@@ -126,11 +129,13 @@ BEGIN
   RETURN QUERY SELECT s.r_path, s.r_size FROM {{ fn("reclaim") }}(p_tenant, p_cutoff) s;
 END $fn$;
 
--- Version 1's write, without quotas.
+-- Version 1's write, without quotas, and version 5's, without p_utf8.
 DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, bigint, bigint);
+DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, bigint, bigint, bigint, bigint);
 
 -- p_if_version NULL: create only if nothing is at p_path. Otherwise replace the file with that version.
 -- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
+-- p_utf8: whether p_data is UTF-8 text without NUL (see the `utf8` column).
 -- p_max_files, p_max_bytes: the quotas (NULL: none), checked under the tenant's lock after the write's
 -- own errors, so concurrent writers never overshoot them; 'quota' answers with the files and bytes held.
 -- Without expiry a write runs at most three statements: the tenant's lock (which reads its totals), one
@@ -138,7 +143,7 @@ DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, big
 -- to every ancestor's totals. Answers are assigned, not queried, so they cost no statement.
 CREATE OR REPLACE FUNCTION {{ fn("write") }}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
                                          p_if_version bigint, p_now bigint, p_cutoff bigint,
-                                         p_max_files bigint, p_max_bytes bigint)
+                                         p_max_files bigint, p_max_bytes bigint, p_utf8 boolean)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   tot record;
@@ -186,8 +191,8 @@ BEGIN
     -- appear with their first file; size counts only for ancestors from which no name on the way down
     -- is hidden. Only a refusal pays for a second look, to tell which.
     WITH file AS (
-      INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-        SELECT p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now
+      INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at, utf8)
+        SELECT p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now, p_utf8
           WHERE NOT EXISTS (SELECT 1 FROM {{ table }} x
                              WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f')
         ON CONFLICT (tenant, path) DO NOTHING
@@ -222,7 +227,7 @@ BEGIN
           AND (p_max_bytes IS NULL OR n <= x.size OR tot.bytes - x.size + n <= p_max_bytes)
     ), file AS (
       UPDATE {{ table }} x SET content = p_data, version = nextval('{{ fn("versions") }}'), size = n, bytes = n,
-                        accessed_at = p_now
+                        accessed_at = p_now, utf8 = p_utf8
         FROM old WHERE x.tenant = p_tenant AND x.path = p_path
         RETURNING x.version
     ), dirs AS (
