@@ -78,6 +78,18 @@ describe("schema 5 to 6", () => {
       "Here's the content of /memories/notes/a.md with line numbers:\n     1\talpha\n     2\tb",
     );
     expect(await acme.usage()).toEqual({ files: 4, bytes: 21 });
+    // The `utf8` column schema 6 added: unknown (NULL, read as bytea) on the rows schema 5 wrote, set by
+    // every write since.
+    const marks = await db.sql(
+      `SELECT path, utf8 FROM ${table} WHERE tenant = '/acme' AND kind = 'f' ORDER BY path`,
+    );
+    expect(marks.rows).toEqual([
+      { path: "/memories/.hidden/h.md", utf8: null },
+      { path: "/memories/b.md", utf8: null },
+      { path: "/memories/notes/a.md", utf8: true },
+      { path: "/memories/notes/c.md", utf8: true },
+    ]);
+    expect((await acme.read("/memories/b.md"))?.data).toEqual(new TextEncoder().encode("bee\n"));
     // The fence left by schema 5 holds for the tenant and its nested tenants.
     const refused = { content: "Error: This memory is being erased; nothing was changed.", isError: true };
     expect(
