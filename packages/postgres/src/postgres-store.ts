@@ -5,11 +5,9 @@ import {
   ConflictError,
   checkTenant,
   ErasingError,
-  type ExpiryOptions,
   type FileData,
   type FileOrListing,
   isStoreError,
-  type ListEntry,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -39,18 +37,21 @@ import {
   type WriteQuota,
 } from "@mem/core";
 import pg from "pg";
+import { contentOf, rawBytes, textable } from "./content.js";
 import { ERASING, RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
+import { listingOf, listLimit } from "./listing.js";
+import { ignore, isFatal, migrate } from "./migrate.js";
 import {
   checkIdentifier,
   DEFAULT_SCHEMA,
   DEFAULT_TABLE,
-  fn,
   MAX_TABLE_LENGTH,
   type SqlNames,
   sqlNames,
 } from "./names.js";
-import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
-import { searchFiles, searchSql, searchValues } from "./search.js";
+import { checkOptions, type PostgresStoreOptions, ROOT_KEY, tenantKey } from "./options.js";
+import { searchFiles, searchValues } from "./search.js";
+import { type Statement, type Statements, statements } from "./statements.js";
 import {
   childPrefix,
   countStatement,
@@ -64,42 +65,6 @@ import {
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
 
-/**
- * The `tenant` column of a store's rows: `/` for a store made without `tenant`, then `/id` for each scope
- * it is inside (`scope("a").scope("b")` is `/a/b`). Tenant ids never hold `/`, so no two chains share a key.
- */
-export const tenantKey = (parent: string, tenant: string): string =>
-  parent === "/" ? `/${tenant}` : `${parent}/${tenant}`;
-
-/** The key of a store made without `tenant` and not through `scope()`. */
-export const ROOT_KEY = "/";
-
-interface CommonOptions extends ExpiryOptions {
-  /** The table holding every tenant's files. Default `mem_files`. */
-  table?: string;
-  /** The schema of the table (it must exist). Default `public`. */
-  schema?: string;
-  /**
-   * The tenant this store reads and writes, the same as `scope(tenant)` of a store made without it.
-   * Unset: the unscoped store, which never sees its tenants' files.
-   */
-  tenant?: string | undefined;
-}
-
-export type PostgresStoreOptions = CommonOptions &
-  (
-    | {
-        /** The application's `pg.Pool`. The store never ends it. */
-        pool: pg.Pool;
-      }
-    | {
-        /** A `postgres://` connection string; the store creates its own pool and ends it in `close()`. */
-        connectionString: string;
-        /** More `pg.Pool` settings for the created pool (size, SSL, timeouts). */
-        poolConfig?: Omit<pg.PoolConfig, "connectionString">;
-      }
-  );
-
 /** Marks the options of a scope: the parent's shared state and its tenant key ride along under this key. */
 const SHARED = Symbol("PostgresStore.shared");
 
@@ -112,114 +77,6 @@ interface Shared {
   readonly clock: () => number;
   ready: Promise<void> | undefined;
 }
-
-interface Statement {
-  readonly name: string;
-  readonly text: string;
-}
-
-type Statements = ReturnType<typeof statements>;
-
-const statements = (n: SqlNames) => {
-  const f = (suffix: string) => fn(n, suffix);
-  // Named statements are parsed once per connection; the name says which table they are for.
-  const named = (name: string, text: string): Statement => ({ name: `mem:${n.key}:${name}`, text });
-  return {
-    read: named(
-      "read",
-      `SELECT content, version FROM ${n.table} WHERE tenant = $1 AND path = $2 AND kind = 'f'`,
-    ),
-    readTouch: named(
-      "read-touch",
-      `UPDATE ${n.table} SET accessed_at = $3
-        WHERE tenant = $1 AND path = $2 AND kind = 'f' AND accessed_at >= $4
-        RETURNING content, version`,
-    ),
-    stat: named(
-      "stat",
-      `SELECT kind AS r_kind, size AS r_size FROM ${n.table}
-        WHERE tenant = $1 AND path = $2 AND kind IN ('f', 'd')`,
-    ),
-    statExpiring: named("stat-expiring", `SELECT r_kind, r_size FROM ${f("stat")}($1, $2, $3)`),
-    list: named(
-      "list",
-      `SELECT r_path, r_kind, r_size, r_depth, r_omitted FROM ${f("list")}($1, $2, $3, $4, $5)`,
-    ),
-    view: named(
-      "view",
-      `SELECT r_path, r_kind, r_size, r_depth, r_omitted, r_content, r_version
-         FROM ${f("view")}($1, $2, $3, $4, $5, $6)`,
-    ),
-    write: named("write", `SELECT r_status, r_detail FROM ${f("write")}($1, $2, $3, $4, $5, $6, $7, $8, $9)`),
-    delete: named("delete", `SELECT ${f("delete")}($1, $2, $3) AS deleted`),
-    lock: named("lock", `SELECT ${f("lock")}($1)`),
-    rename: named("rename", `SELECT r_status, r_detail FROM ${f("rename")}($1, $2, $3, $4, $5, $6)`),
-    usage: named(
-      "usage",
-      `SELECT files AS r_files, bytes AS r_bytes FROM ${n.table} WHERE tenant = $1 AND path = '/memories'`,
-    ),
-    usageExpiring: named("usage-expiring", `SELECT r_files, r_bytes FROM ${f("usage")}($1, $2)`),
-    sweep: named("sweep", `SELECT r_path, r_size FROM ${f("sweep")}($1, $2)`),
-    files: named(
-      "files",
-      `SELECT path AS r_path, size AS r_size FROM ${n.table}
-       WHERE tenant = $1 AND kind = 'f' AND ($2::bigint IS NULL OR accessed_at >= $2) ORDER BY path`,
-    ),
-    version: named("version", versionSql(n)),
-    // Unnamed: planned for each pattern, so that the planner sees how selective it is.
-    search: { name: "", text: searchSql(n) },
-  };
-};
-
-const checkOptions = (options: PostgresStoreOptions): void => {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError("PostgresStore: options must be an object with `pool` or `connectionString`");
-  }
-  const hasPool = "pool" in options && options.pool !== undefined;
-  const hasUrl = "connectionString" in options && options.connectionString !== undefined;
-  if (hasPool === hasUrl) {
-    throw new TypeError("PostgresStore: give exactly one of `pool` (a pg.Pool) and `connectionString`");
-  }
-  if (hasPool && typeof (options as { pool: { connect?: unknown } }).pool.connect !== "function") {
-    throw new TypeError("PostgresStore: `pool` must be a pg.Pool");
-  }
-  if (hasUrl && typeof (options as { connectionString: unknown }).connectionString !== "string") {
-    throw new TypeError("PostgresStore: `connectionString` must be a postgres:// URL string");
-  }
-  const expire = options.expireAfterSeconds;
-  if (expire !== undefined && !(typeof expire === "number" && Number.isFinite(expire) && expire > 0)) {
-    throw new TypeError("PostgresStore: `expireAfterSeconds` must be a positive number of seconds");
-  }
-  if (options.clock !== undefined && typeof options.clock !== "function") {
-    throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");
-  }
-};
-
-const listLimit = (options: ListOptions | undefined): number | null => {
-  const limit = options?.limit;
-  // The function takes an int; a larger limit shows everything anyway.
-  return limit !== undefined && Number.isSafeInteger(limit) && limit >= 0
-    ? Math.min(limit, 2 ** 31 - 1)
-    : null;
-};
-
-/** The rows of the `list` function: the directory's own row first, then its entries. */
-const listingOf = (rows: readonly Record<string, unknown>[]): Listing | null => {
-  const [head, ...rest] = rows;
-  if (!head) return null;
-  const entries: ListEntry[] = rest.map((row) => ({
-    path: row["r_path"] as string,
-    kind: row["r_kind"] === "f" ? "file" : "directory",
-    size: Number(row["r_size"]),
-    depth: row["r_depth"] as number,
-  }));
-  const omitted = Number(head["r_omitted"] ?? 0);
-  return omitted > 0
-    ? { size: Number(head["r_size"]), entries, omitted }
-    : { size: Number(head["r_size"]), entries };
-};
-
-const rawBytes = (data: Uint8Array): Buffer => Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 
 /**
  * A `MemoryStore` on PostgreSQL. Every tenant's files live in one table; each command is one statement
@@ -310,7 +167,7 @@ export class PostgresStore implements MemoryStore {
         : await this.#run(sql.readTouch, [this.tenantKey, path, this.#now(), cutoff], false);
     const row = result.rows[0];
     if (!row) return null;
-    return { data: new Uint8Array(row["content"] as Buffer), version: String(row["version"]) };
+    return { data: contentOf(row["text"], row["content"]), version: String(row["version"]) };
   }
 
   async stat(path: string): Promise<Stat | null> {
@@ -331,19 +188,32 @@ export class PostgresStore implements MemoryStore {
    * entries in view's order are sent and the rest counted in `omitted`.
    */
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
-    const values = [this.tenantKey, dir, depth, listLimit(options), this.#cutoff()];
-    const result = await this.#run(this.#shared.sql.list, values, false);
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const values = [this.tenantKey, dir, depth, listLimit(options)];
+    const result =
+      cutoff === null
+        ? await this.#run(sql.list, values, false)
+        : await this.#run(sql.listExpiring, [...values, cutoff], false);
     return listingOf(result.rows);
   }
 
   /** A view in one statement: the file's bytes, or else the directory's listing (see `list`). */
   async readOrList(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null> {
-    const values = [this.tenantKey, path, depth, listLimit(options), this.#now(), this.#cutoff()];
-    const result = await this.#run(this.#shared.sql.view, values, false);
+    const { sql } = this.#shared;
+    const cutoff = this.#cutoff();
+    const result =
+      cutoff === null
+        ? await this.#run(sql.view, [this.tenantKey, path, depth, listLimit(options)], false)
+        : await this.#run(
+            sql.viewExpiring,
+            [this.tenantKey, path, depth, listLimit(options), this.#now(), cutoff],
+            false,
+          );
     const head = result.rows[0];
     if (!head) return null;
     if (head["r_kind"] === "f") {
-      const data = new Uint8Array(head["r_content"] as Buffer);
+      const data = contentOf(head["r_text"], head["r_content"]);
       return { kind: "file", file: { data, version: String(head["r_version"]) } };
     }
     const listing = listingOf(result.rows);
@@ -390,6 +260,7 @@ export class PostgresStore implements MemoryStore {
       this.#cutoff(),
       quota.maxFiles ?? null,
       quota.maxTotalBytes ?? null,
+      textable(data),
     ];
     const row = (await this.#run(this.#shared.sql.write, values, true, path)).rows[0];
     switch (row?.["r_status"]) {
@@ -455,7 +326,7 @@ export class PostgresStore implements MemoryStore {
             ? { ...sql.read, values: [this.tenantKey, path] }
             : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff] };
         const row = (await client.query(read)).rows[0];
-        const next = row ? change(new Uint8Array(row["content"] as Buffer)) : null;
+        const next = row ? change(contentOf(row["text"], row["content"])) : null;
         if (row && next) {
           const values = [
             this.tenantKey,
@@ -467,6 +338,7 @@ export class PostgresStore implements MemoryStore {
             cutoff,
             null,
             null,
+            textable(next),
           ];
           const status = (await client.query({ ...sql.write, values })).rows[0]?.["r_status"];
           // Under the tenant's lock nothing else writes the file: anything but ok is a broken invariant.
@@ -702,65 +574,10 @@ export class PostgresStore implements MemoryStore {
   /** Creates or upgrades the table on first use; shared by the store and its scopes, retried after a failure. */
   #ready(): Promise<void> {
     const shared = this.#shared;
-    shared.ready ??= migrate(shared).catch((error: unknown) => {
+    shared.ready ??= migrate(shared.pool, shared.names).catch((error: unknown) => {
       shared.ready = undefined;
       throw toStoreFailure(error, false);
     });
     return shared.ready;
   }
 }
-
-const ignore = (): void => {};
-
-const isFatal = (error: unknown): boolean => {
-  const severity = (error as { severity?: unknown }).severity;
-  return severity === "FATAL" || severity === "PANIC";
-};
-
-const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<number> => {
-  try {
-    const result = await client.query(versionSql(names));
-    return Number(result.rows[0]?.["version"] ?? 0);
-  } catch (error) {
-    if (sqlStateOf(error) === "42P01") return 0;
-    throw error;
-  }
-};
-
-/**
- * Brings the table to `SCHEMA_VERSION`: one version read when it is there already; otherwise the DDL
- * in one transaction under an advisory lock, so processes starting together create it once.
- */
-const migrate = async (shared: Shared): Promise<void> => {
-  const { names } = shared;
-  const client = await shared.pool.connect();
-  client.on("error", ignore);
-  let broken: Error | undefined;
-  try {
-    const found = await readVersion(client, names);
-    if (found === SCHEMA_VERSION) return;
-    if (found > SCHEMA_VERSION) {
-      throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
-    }
-    await client.query("BEGIN");
-    try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`mem:${names.key}`]);
-      const exists = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [names.table]);
-      const current = exists.rows[0]?.["present"] === true ? await readVersion(client, names) : 0;
-      if (current > SCHEMA_VERSION) {
-        throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
-      }
-      if (current < SCHEMA_VERSION) await client.query(migrationSql(names));
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    }
-  } catch (error) {
-    if (sqlStateOf(error) === undefined && !isStoreError(error, "STORE_FAILURE")) broken = error as Error;
-    throw error;
-  } finally {
-    client.off("error", ignore);
-    client.release(broken);
-  }
-};

@@ -23,9 +23,11 @@ import { text as table } from "./sql/table.sql.generated.js";
  * chain of scopes (`/`, `/a`, `/a/b`) instead of one flat id (`default` for the unscoped store), and
  * `write` takes the quotas. 3: `list` takes a limit, `view` answers a file or a listing in one statement,
  * and `write` runs at most three statements. 4: the `pg_trgm` search index. 5: the erasure fence that
- * `write`, `delete` and `rename` check.
+ * `write`, `delete` and `rename` check. 6: the fence check and the listing run on plans made once per
+ * session, a create writes without a look first, and the `utf8` column marks the files read back as text
+ * (`write` takes it; a version-5 table gains the column, NULL on its rows, and keeps them).
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** `{{ name }}` or `{{ fn("suffix") }}`: Jinja's syntax, so sqlfluff's default templater can render the files. */
 const PLACEHOLDER = /\{\{ (\w+)(?:\("(\w+)"\))? \}\}/g;

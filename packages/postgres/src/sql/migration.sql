@@ -8,6 +8,9 @@
 -- Every plpgsql body names the table with alias x and reads columns through it, and output columns are
 -- r_*, so no column can be mistaken for a variable.
 
+-- Schema 6: tables made earlier gain the `utf8` column (NULL on their rows: sent as bytea until rewritten).
+ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS utf8 boolean;
+
 -- Not STRICT, so that the planner inlines it into the statements that call it instead of running it
 -- as a statement of its own for every row.
 CREATE OR REPLACE FUNCTION {{ fn("hidden") }}(name text) RETURNS boolean
@@ -28,17 +31,26 @@ END $fn$;
 
 -- SPEC §7's erasure fence: purge() commits a row (path '', kind 'e') for its tenant before the transaction
 -- that deletes the tenant's rows, the fence with them. A write of a fenced tenant, or of a tenant nested in
--- one, fails with SQLSTATE ME001 and changes nothing (the statement rolls back). Writers call it after taking the tenant's lock, with a
--- fresh snapshot, so a write either committed before the purge took that lock (and is erased) or sees the
--- fence. p_tenant's enclosing keys: '/a', '/a/b', ... of '/a/b/c'.
--- A plain SQL expression, so that the planner inlines it into the IF that asks it: one statement.
+-- one, fails with SQLSTATE ME001 and changes nothing (the statement rolls back). Writers call it after
+-- taking the tenant's lock, with a fresh snapshot, so a write either committed before the purge took that
+-- lock (and is erased) or sees the fence. The keys to look for are p_tenant and its enclosing keys ('/a',
+-- '/a/b' and '/a/b/c' for '/a/b/c'), found by plain string arithmetic (PL/pgSQL evaluates it without a
+-- query), so the look itself is one probe of the primary key whose plan is made once per session: an
+-- inlined SQL expression over generate_series was planned afresh on every write.
 DROP FUNCTION IF EXISTS {{ fn("fenced") }}(text);
 CREATE FUNCTION {{ fn("fenced") }}(p_tenant text) RETURNS boolean
-LANGUAGE sql STABLE AS $fn$
-  SELECT EXISTS (SELECT 1 FROM {{ table }} x WHERE x.path = '' AND x.kind = 'e' AND x.tenant IN (
-    SELECT array_to_string((string_to_array(p_tenant, '/'))[1:i], '/')
-      FROM generate_series(2, cardinality(string_to_array(p_tenant, '/'))) i))
-$fn$;
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+  chain text[] := ARRAY[p_tenant];
+  k text := p_tenant;
+BEGIN
+  LOOP
+    k := left(k, length(k) - strpos(reverse(k), '/'));
+    EXIT WHEN k = '';
+    chain := chain || k;
+  END LOOP;
+  RETURN EXISTS (SELECT 1 FROM {{ table }} x WHERE x.tenant = ANY (chain) AND x.path = '' AND x.kind = 'e');
+END $fn$;
 
 -- Adds a subtree's totals to every ancestor of p_path: directory rows appear with their first file and
 -- go with their last; p_size counts only for ancestors from which no name on the way is hidden.
@@ -117,11 +129,13 @@ BEGIN
   RETURN QUERY SELECT s.r_path, s.r_size FROM {{ fn("reclaim") }}(p_tenant, p_cutoff) s;
 END $fn$;
 
--- Version 1's write, without quotas.
+-- Version 1's write, without quotas, and version 5's, without p_utf8.
 DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, bigint, bigint);
+DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, bigint, bigint, bigint, bigint);
 
 -- p_if_version NULL: create only if nothing is at p_path. Otherwise replace the file with that version.
 -- p_ancestors: the proper ancestors of p_path, nearest first, ending with /memories.
+-- p_utf8: whether p_data is UTF-8 text without NUL (see the `utf8` column).
 -- p_max_files, p_max_bytes: the quotas (NULL: none), checked under the tenant's lock after the write's
 -- own errors, so concurrent writers never overshoot them; 'quota' answers with the files and bytes held.
 -- Without expiry a write runs at most three statements: the tenant's lock (which reads its totals), one
@@ -129,7 +143,7 @@ DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, big
 -- to every ancestor's totals. Answers are assigned, not queried, so they cost no statement.
 CREATE OR REPLACE FUNCTION {{ fn("write") }}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
                                          p_if_version bigint, p_now bigint, p_cutoff bigint,
-                                         p_max_files bigint, p_max_bytes bigint)
+                                         p_max_files bigint, p_max_bytes bigint, p_utf8 boolean)
 RETURNS TABLE (r_status text, r_detail text) LANGUAGE plpgsql AS $fn$
 DECLARE
   tot record;
@@ -157,27 +171,31 @@ BEGIN
     END IF;
   END IF;
   IF p_if_version IS NULL THEN
-    -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
-    SELECT x.path INTO hit FROM {{ table }} x
-      WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
-      ORDER BY x.path = p_path LIMIT 1;
-    IF FOUND THEN
-      r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
-      r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
-      RETURN NEXT;
-      RETURN;
-    END IF;
     IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
-      r_status := 'quota';
-      r_detail := tot.files || ' ' || tot.bytes;
+      -- The quota refuses, unless the create's own error comes first: look at the path and its ancestors.
+      SELECT x.path INTO hit FROM {{ table }} x
+        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
+        ORDER BY x.path = p_path LIMIT 1;
+      IF NOT FOUND THEN
+        r_status := 'quota';
+        r_detail := tot.files || ' ' || tot.bytes;
+      ELSE
+        r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
+        r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
+      END IF;
       RETURN NEXT;
       RETURN;
     END IF;
-    -- Directory rows appear with their first file; size counts only for ancestors from which no name on
-    -- the way down is hidden.
+    -- One statement: the file, unless a file is among its ancestors or something is at its path (the
+    -- primary key's conflict), then its ancestors' totals, only when the file went in. Directory rows
+    -- appear with their first file; size counts only for ancestors from which no name on the way down
+    -- is hidden. Only a refusal pays for a second look, to tell which.
     WITH file AS (
-      INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at)
-        VALUES (p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now)
+      INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at, utf8)
+        SELECT p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now, p_utf8
+          WHERE NOT EXISTS (SELECT 1 FROM {{ table }} x
+                             WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f')
+        ON CONFLICT (tenant, path) DO NOTHING
         RETURNING version
     ), dirs AS (
       INSERT INTO {{ table }} AS x (tenant, path, kind, parent, size, files, bytes)
@@ -185,10 +203,21 @@ BEGIN
                CASE WHEN EXISTS (SELECT 1 FROM unnest(string_to_array(substr(p_path, length(a.path) + 2), '/')) c
                                  WHERE {{ fn("hidden") }}(c)) THEN 0 ELSE n END, 1, n
           FROM unnest(p_ancestors) a(path)
+          WHERE EXISTS (SELECT 1 FROM file)
         ON CONFLICT (tenant, path) DO UPDATE
           SET size = x.size + EXCLUDED.size, files = x.files + 1, bytes = x.bytes + EXCLUDED.bytes
     )
     SELECT file.version INTO v FROM file;
+    IF v IS NULL THEN
+      -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
+      SELECT x.path INTO hit FROM {{ table }} x
+        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
+        ORDER BY x.path = p_path LIMIT 1;
+      r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
+      r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
+      RETURN NEXT;
+      RETURN;
+    END IF;
   ELSE
     -- An edit needs no look at the ancestors: a file with that version has none that is a file. The
     -- replacement happens only when the version matches and the quota allows any growth.
@@ -198,7 +227,7 @@ BEGIN
           AND (p_max_bytes IS NULL OR n <= x.size OR tot.bytes - x.size + n <= p_max_bytes)
     ), file AS (
       UPDATE {{ table }} x SET content = p_data, version = nextval('{{ fn("versions") }}'), size = n, bytes = n,
-                        accessed_at = p_now
+                        accessed_at = p_now, utf8 = p_utf8
         FROM old WHERE x.tenant = p_tenant AND x.path = p_path
         RETURNING x.version
     ), dirs AS (
@@ -309,9 +338,13 @@ DROP FUNCTION IF EXISTS {{ fn("list") }}(text, text, int, bigint);
 -- before. With p_limit, only the first p_limit entries in view's order (depth first, siblings by name)
 -- are sent. That order compares names by code points, which matches view's UTF-16 order unless a name
 -- holds a character from U+E000 up: then every entry is sent and the caller orders them.
+--
+-- Its statements run on plans made once per session (force_generic_plan): the per-level query takes an
+-- array of directories, for which the planner's default kept making a new plan on every call, which cost
+-- more than running it.
 CREATE OR REPLACE FUNCTION {{ fn("list") }}(p_tenant text, p_dir text, p_depth int, p_limit int, p_cutoff bigint)
 RETURNS TABLE (r_path text, r_kind "char", r_size bigint, r_depth int, r_omitted bigint)
-LANGUAGE plpgsql AS $fn$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 DECLARE
   lvl text[] := ARRAY[p_dir];
   nxt text[];

@@ -11,7 +11,9 @@
 -- Aggregates: for `d` and `r` rows, `files` and `bytes` count every file beneath, `size` the listed ones
 -- (SPEC §4: nothing under a hidden or `node_modules` name, relative to that directory); for `f` rows,
 -- `files` is 1 and `size` = `bytes` = the content's length. So a listing reads only the rows it shows,
--- and `usage()` reads one row.
+-- and `usage()` reads one row. `utf8` is true when a file's content is UTF-8 text without NUL (the writer
+-- checks it): reads send such content as text, half the bytes of bytea's hex form and far cheaper to
+-- encode and decode; false or NULL (rows written before schema 6) send bytea.
 --
 -- Paths compare byte by byte (COLLATE "C"), so that the range `>= p || '/'` and `< p || '0'` holds
 -- exactly the rows beneath p, whatever the database's collation.
@@ -26,6 +28,7 @@ CREATE TABLE IF NOT EXISTS {{ table }} (
   files       bigint NOT NULL DEFAULT 0,
   bytes       bigint NOT NULL DEFAULT 0,
   accessed_at bigint,
+  utf8        boolean,
   PRIMARY KEY (tenant, path)
 );
 CREATE INDEX IF NOT EXISTS "{{ bare }}_children" ON {{ table }} (tenant, parent, path);
