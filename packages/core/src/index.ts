@@ -39,6 +39,7 @@ export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
+export { nextTurn, Slices } from "./slices.js";
 export { InMemoryStore } from "./memory-store.js";
 export { MEMORY_DURATION_BUCKETS, MEMORY_METRICS, type MemoryMetric } from "./metric-names.js";
 export { MountedStore, mountStores } from "./mounts/mount-store.js";
@@ -101,7 +102,9 @@ export {
   ancestorsOf,
   isListedName,
   isSameOrInside,
+  LISTING_SLICE,
   listingFromFiles,
+  listingFromFilesInSlices,
   nameOf,
   parentOf,
   pathOf,

@@ -26,7 +26,7 @@ import {
   isSameOrInside,
   type Listing,
   type ListOptions,
-  listingFromFiles,
+  listingFromFilesInSlices,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -406,7 +406,7 @@ export class FsStore implements MemoryStore {
     const files = await collectFiles(handle, dir, live);
     // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
     if (live && dir !== ROOT && files.length === 0) return null;
-    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+    return listingFromFilesInSlices(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   /** Every live file: expired ones (see `expireAfterSeconds`) are left out, as they are from views. */

@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, type Stats } from "node:fs";
-import { isListedName } from "@mem/core";
+import { isListedName, Slices } from "@mem/core";
 import { Budget, forEachWithBudget } from "./budget.js";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, RefusedEntryError, toStoreFailure } from "./failure.js";
@@ -15,13 +15,9 @@ const OPEN_DIRS = 32;
 const CALLS_BETWEEN_YIELDS = 256;
 
 /** Counts a walk's system calls and yields to the event loop every {@link CALLS_BETWEEN_YIELDS}. */
-export class Pace {
-  #calls = 0;
-  async step(count = 1): Promise<void> {
-    this.#calls += count;
-    if (this.#calls < CALLS_BETWEEN_YIELDS) return;
-    this.#calls = 0;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+export class Pace extends Slices {
+  constructor() {
+    super(CALLS_BETWEEN_YIELDS);
   }
 }
 
