@@ -113,7 +113,9 @@ const CASES: Case[] = [
     (count): Case => ({
       name: `view /memories over ${count.toLocaleString("en-US")} files`,
       files: () =>
-        Object.fromEntries(Array.from({ length: count }, (_, i) => [`/memories/d${i % 100}/f${i}.md`, "x\n"])),
+        Object.fromEntries(
+          Array.from({ length: count }, (_, i) => [`/memories/d${i % 100}/f${i}.md`, "x\n"]),
+        ),
       input: () => ({ command: "view", path: "/memories" }),
     }),
   ),
@@ -125,7 +127,9 @@ const seed = async (store: MemoryStore, files: Record<string, string>): Promise<
   const encoder = new TextEncoder();
   for (let i = 0; i < entries.length; i += 64) {
     await Promise.all(
-      entries.slice(i, i + 64).map(([path, text]) => store.write(path, encoder.encode(text), { ifAbsent: true })),
+      entries
+        .slice(i, i + 64)
+        .map(([path, text]) => store.write(path, encoder.encode(text), { ifAbsent: true })),
     );
   }
 };
@@ -214,7 +218,11 @@ const main = async (): Promise<void> => {
       let run = 0;
       rows.push(await runCase("fs", () => new FsStore({ root: join(scratch, `case-${index}-${run++}`) }), c));
       rows.push(
-        await runCase("sqlite", () => new SqliteStore({ path: join(scratch, `case-${index}-${run++}.db`) }), c),
+        await runCase(
+          "sqlite",
+          () => new SqliteStore({ path: join(scratch, `case-${index}-${run++}.db`) }),
+          c,
+        ),
       );
       console.log(
         `${c.name}: ${rows

@@ -39,7 +39,6 @@ export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
-export { nextTurn, Slices } from "./slices.js";
 export { InMemoryStore } from "./memory-store.js";
 export { MEMORY_DURATION_BUCKETS, MEMORY_METRICS, type MemoryMetric } from "./metric-names.js";
 export { MountedStore, mountStores } from "./mounts/mount-store.js";
@@ -78,6 +77,7 @@ export {
   type SensitiveOptions,
 } from "./sensitive/guard.js";
 export { formatSize } from "./size.js";
+export { nextTurn, Slices } from "./slices.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";
 export {

@@ -23,7 +23,8 @@ const turnsDuring = async <T>(task: () => Promise<T>): Promise<{ result: T; turn
 const filled = async (count: number): Promise<InMemoryStore> => {
   const store = new InMemoryStore();
   const data = new TextEncoder().encode("x\n");
-  for (let i = 0; i < count; i++) await store.write(`/memories/d${i % 100}/f${i}.md`, data, { ifAbsent: true });
+  for (let i = 0; i < count; i++)
+    await store.write(`/memories/d${i % 100}/f${i}.md`, data, { ifAbsent: true });
   return store;
 };
 
@@ -62,7 +63,9 @@ describe("listings in slices", () => {
 
   it("yields nothing for a small listing", async () => {
     const store = await filled(50);
-    const { result, turns } = await turnsDuring(() => executeCommand(store, { command: "view", path: "/memories" }));
+    const { result, turns } = await turnsDuring(() =>
+      executeCommand(store, { command: "view", path: "/memories" }),
+    );
     expect(result.isError).toBe(false);
     expect(turns).toBeLessThanOrEqual(1);
   });
@@ -80,12 +83,14 @@ describe("listings in slices", () => {
   });
 
   it("renders byte for byte what renderListing renders: large flat groups, nested groups, any limit", async () => {
-    const flat = names(3_000, 1).map((name, i): ListEntry => ({
-      path: `/memories/${name}`,
-      kind: i % 7 === 0 ? "directory" : "file",
-      size: i,
-      depth: 1,
-    }));
+    const flat = names(3_000, 1).map(
+      (name, i): ListEntry => ({
+        path: `/memories/${name}`,
+        kind: i % 7 === 0 ? "directory" : "file",
+        size: i,
+        depth: 1,
+      }),
+    );
     const nested = flat
       .filter((entry) => entry.kind === "directory")
       .flatMap((dir, d) =>
@@ -104,7 +109,9 @@ describe("listings in slices", () => {
       for (const limit of [0, 1, 3, 512, 513, 1000, 100_000]) {
         const omitted = limit === 3 ? 7 : undefined;
         const expected = renderListing("/memories", listing([...entries], omitted), limit);
-        expect(await renderListingInSlices("/memories", listing([...entries], omitted), limit)).toBe(expected);
+        expect(await renderListingInSlices("/memories", listing([...entries], omitted), limit)).toBe(
+          expected,
+        );
       }
     }
   });
