@@ -34,6 +34,8 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resume) => defer
 export class Slices {
   readonly #size: number;
   #left: number;
+  /** The turn being waited for, while one is: every task stepping meanwhile waits for it too. */
+  #turn: Promise<void> | undefined;
 
   constructor(size: number) {
     this.#size = size;
@@ -48,8 +50,17 @@ export class Slices {
     return true;
   }
 
-  /** Spends `count` units and, when that completes a slice, lets the event loop run first. */
-  async step(count = 1): Promise<void> {
-    if (this.spend(count)) await nextTurn();
+  /**
+   * Spends `count` units and, when that completes a slice, lets the event loop run first. Tasks that
+   * share one `Slices` (a walk descending into directories in parallel) all wait for that turn: were
+   * the others to go on, through promise callbacks only, the loop would never get it.
+   */
+  step(count = 1): Promise<void> | undefined {
+    if (this.#turn) return this.#turn;
+    if (!this.spend(count)) return undefined;
+    this.#turn = nextTurn().then(() => {
+      this.#turn = undefined;
+    });
+    return this.#turn;
   }
 }

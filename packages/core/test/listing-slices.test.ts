@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { executeCommand, InMemoryStore, LISTING_SLICE } from "../src/index.js";
+import { executeCommand, InMemoryStore, LISTING_SLICE, Slices } from "../src/index.js";
 import { renderListing, renderListingInSlices } from "../src/listing.js";
 import { msg } from "../src/messages.js";
 import type { ListEntry, Listing } from "../src/store.js";
@@ -114,5 +114,26 @@ describe("listings in slices", () => {
         );
       }
     }
+  });
+});
+
+describe("Slices", () => {
+  it("makes every task sharing it wait for the turn, so the event loop runs once per slice", async () => {
+    const slices = new Slices(64);
+    const task = async () => {
+      for (let i = 0; i < 1024; i++) await slices.step();
+    };
+    // Eight tasks at once, as a walk descends into eight directories: 8 × 1024 steps, of which those
+    // that wait for a turn spend nothing, are 8192 / (64 + 7) ≈ 115 slices. Were only the task that
+    // ends a slice to wait, the loop would turn only once all eight had ended one: about 16 times.
+    const { turns } = await turnsDuring(() => Promise.all(Array.from({ length: 8 }, task)));
+    expect(turns).toBeGreaterThanOrEqual(100);
+    expect(turns).toBeLessThanOrEqual(140);
+  });
+
+  it("spends units and says when a slice is complete", () => {
+    const slices = new Slices(3);
+    expect([1, 1, 1, 1, 1, 1].map(() => slices.spend())).toEqual([false, false, true, false, false, true]);
+    expect(slices.spend(5)).toBe(true);
   });
 });

@@ -60,7 +60,7 @@ export const withChild = async (
 /** What a {@link walkTree} does at each step; every hook but `entry` is optional. */
 export interface TreeVisitor {
   /** Called with the count of entries just read from a directory (for pacing). */
-  listed?(count: number): Promise<void>;
+  listed?(count: number): Promise<void> | undefined;
   /** Called for each entry of `dir` (whose memory path is `path`); true descends into it. */
   entry(dir: Dir, path: string, entry: Dirent): boolean | Promise<boolean>;
   /** Called once the walk has left subdirectory `name` of `dir`. */

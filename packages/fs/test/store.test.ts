@@ -3,6 +3,7 @@ import { join } from "node:path";
 import {
   AlreadyExistsError,
   ConflictError,
+  executeCommand,
   NotADirectoryError,
   NotFoundError,
   StoreFailureError,
@@ -302,6 +303,29 @@ describe("FsStore list", () => {
       size: 3,
       entries: [{ path: "/memories/.h/a", kind: "file", size: 3, depth: 1 }],
     });
+  });
+
+  it("lets the event loop run throughout a view of 10,000 files, its parallel walk included", async () => {
+    const { root, store } = fresh();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(root, `d${d}`));
+      for (let f = 0; f < 100; f++) writeFileSync(join(root, `d${d}`, `f${f}.md`), "x\n");
+    }
+    let turns = 0;
+    let running = true;
+    const tick = () => {
+      if (!running) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const result = await executeCommand(store, { command: "view", path: "/memories" });
+    running = false;
+    expect(result.isError).toBe(false);
+    expect(result.content.split("\n")).toHaveLength(2 + 1000 + 1);
+    // At least one turn per 256 system calls of the walk (10,000 lstat calls), whatever the machine's speed.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(10_000 / 256));
   });
 
   it("walks 10,000 files across nested directories", async () => {
