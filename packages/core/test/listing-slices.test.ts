@@ -1,24 +1,10 @@
+import { turnsDuring } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { executeCommand, InMemoryStore, LISTING_SLICE, Slices } from "../src/index.js";
 import { renderListing, renderListingInSlices } from "../src/listing.js";
 import { msg } from "../src/messages.js";
 import type { ListEntry, Listing } from "../src/store.js";
 import { listingFromFiles, listingFromFilesInSlices } from "../src/tree.js";
-
-/** Counts the turns of the event loop (setImmediate callbacks) that run while `task` is pending. */
-const turnsDuring = async <T>(task: () => Promise<T>): Promise<{ result: T; turns: number }> => {
-  let turns = 0;
-  let running = true;
-  const tick = () => {
-    if (!running) return;
-    turns++;
-    setImmediate(tick);
-  };
-  setImmediate(tick);
-  const result = await task();
-  running = false;
-  return { result, turns };
-};
 
 const filled = async (count: number): Promise<InMemoryStore> => {
   const store = new InMemoryStore();

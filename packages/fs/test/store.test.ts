@@ -9,6 +9,7 @@ import {
   StoreFailureError,
 } from "@mem/core";
 import { FsStore } from "@mem/fs";
+import { turnsDuring } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { bytes, tempDir, text } from "./helpers/files.js";
 
@@ -312,16 +313,9 @@ describe("FsStore list", () => {
       mkdirSync(join(root, `d${d}`));
       for (let f = 0; f < 100; f++) writeFileSync(join(root, `d${d}`, `f${f}.md`), "x\n");
     }
-    let turns = 0;
-    let running = true;
-    const tick = () => {
-      if (!running) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const result = await executeCommand(store, { command: "view", path: "/memories" });
-    running = false;
+    const { result, turns } = await turnsDuring(() =>
+      executeCommand(store, { command: "view", path: "/memories" }),
+    );
     expect(result.isError).toBe(false);
     expect(result.content.split("\n")).toHaveLength(2 + 1000 + 1);
     // At least one turn per 256 system calls of the walk (10,000 lstat calls), whatever the machine's speed.
