@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:paging [--rounds=N] [--lines=N]`: view_range windows over one long file, the SDK's own
  * helper (`BetaLocalFilesystemMemoryTool`) against `executeCommand` over InMemoryStore, FsStore and
- * SqliteStore, alternated in one process round by round so all see the same machine load. Reports
+ * SqliteStore, in one process, taking turns of ten views within each round so all see the same machine load. Reports
  * per-round ops/s, each store's median ratio to the helper and the load average; asserts nothing.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -28,17 +28,20 @@ const median = (values: readonly number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Pages through the file `opsPerRound` times from line `first`; ops/s. */
-const round = async (tool: Tool, first: number): Promise<number> => {
+/** Pages through the file `count` times from line `first`; the milliseconds it took. */
+const page = async (tool: Tool, first: number, count: number): Promise<number> => {
   let start = first;
   const started = performance.now();
-  for (let i = 0; i < opsPerRound; i++) {
+  for (let i = 0; i < count; i++) {
     const result = await tool.exec({ command: "view", path, view_range: [start, start + pageLines - 1] });
     if (result.isError) throw new Error(`view_range failed: ${result.content.slice(0, 200)}`);
     start = start + pageLines > lines ? 1 : start + pageLines;
   }
-  return (opsPerRound * 1000) / (performance.now() - started);
+  return performance.now() - started;
 };
+
+/** Views per turn: within a round the tools take turns of this many, so that all see the same load. */
+const TURN = 10;
 
 const main = async () => {
   const tmpDir = mkdtempSync(join(tmpdir(), "mem-bench-paging-"));
@@ -60,7 +63,7 @@ const main = async () => {
       tools[name] = tool;
       const created = await tool.exec({ command: "create", path, file_text: text });
       if (created.isError) throw new Error(`seeding ${name} failed: ${created.content.slice(0, 200)}`);
-      await round(tool, 1); // warm-up
+      await page(tool, 1, opsPerRound); // warm-up
     }
     const rates = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
       keyof typeof backends,
@@ -75,8 +78,18 @@ const main = async () => {
         const first = 1 + ((r * opsPerRound * pageLines) % lines);
         // The order rotates each round, so that no store always runs right after another.
         const order = names.map((_, i) => names[(i + r) % names.length]!);
-        const rate = {} as Record<keyof typeof backends, number>;
-        for (const name of order) rate[name] = await round(tools[name], first);
+        const spent = Object.fromEntries(names.map((name) => [name, 0])) as Record<
+          keyof typeof backends,
+          number
+        >;
+        for (let done = 0; done < opsPerRound; done += TURN) {
+          const from = 1 + ((first - 1 + done * pageLines) % lines);
+          for (const name of order)
+            spent[name] += await page(tools[name], from, Math.min(TURN, opsPerRound - done));
+        }
+        const rate = Object.fromEntries(
+          names.map((name) => [name, (opsPerRound * 1000) / spent[name]]),
+        ) as Record<keyof typeof backends, number>;
         for (const name of names) rates[name].push(rate[name]);
         for (const name of stores) ratios[name]!.push(rate[name] / rate.sdk);
         load.push(loadavg()[0]!);
