@@ -137,20 +137,23 @@ const seed = async (store: MemoryStore, files: Record<string, string>): Promise<
 /** Runs `task` while a ticker measures the longest gap between turns of the event loop. */
 const measure = async <T>(
   task: () => Promise<T>,
-): Promise<{ result: T; blockedMs: number; wallMs: number; cpuMs: number }> => {
+): Promise<{ result: T; blockedMs: number; wallMs: number; cpuMs: number; turns: number }> => {
   let last = performance.now();
   let longest = 0;
   let ticking = true;
+  let turns = 0;
   const tick = () => {
     const now = performance.now();
     longest = Math.max(longest, now - last);
     last = now;
+    turns++;
     if (ticking) setImmediate(tick);
   };
   setImmediate(tick);
   await new Promise((resolve) => setImmediate(resolve));
   last = performance.now();
   longest = 0;
+  turns = 0;
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   const result = await task();
@@ -158,7 +161,7 @@ const measure = async <T>(
   const cpu = process.cpuUsage(cpuBefore);
   longest = Math.max(longest, end - last);
   ticking = false;
-  return { result, blockedMs: longest, wallMs: end - start, cpuMs: (cpu.user + cpu.system) / 1000 };
+  return { result, blockedMs: longest, wallMs: end - start, cpuMs: (cpu.user + cpu.system) / 1000, turns };
 };
 
 interface Row {
@@ -170,6 +173,7 @@ interface Row {
   blockedMs: number;
   wallMs: number;
   heapMiB: number;
+  turns: number;
   outcome: string;
 }
 
@@ -179,6 +183,8 @@ interface Run {
   blockedMs: number;
   wallMs: number;
   heapMiB: number;
+  /** Turns of the event loop during the command: how often it let other work run (not load-dependent). */
+  turns: number;
   outcome: string;
 }
 
@@ -187,11 +193,11 @@ const runOnce = async (store: MemoryStore, c: Case): Promise<Run> => {
   const input = c.input();
   globalThis.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  const { result, blockedMs, wallMs, cpuMs } = await measure(() => executeCommand(store, input));
+  const { result, blockedMs, wallMs, cpuMs, turns } = await measure(() => executeCommand(store, input));
   const heapMiB = (process.memoryUsage().heapUsed - heapBefore) / MiB;
   const first = result.content.split("\n", 1)[0] ?? "";
   const outcome = `${result.isError ? "error" : "ok"}: ${first.length > 70 ? `${first.slice(0, 67)}...` : first}`;
-  return { cpuMs, blockedMs, wallMs, heapMiB, outcome };
+  return { cpuMs, blockedMs, wallMs, heapMiB, turns, outcome };
 };
 
 /** Runs the case on two fresh stores: the first run is reported as cold, the second as the figure. */
@@ -247,13 +253,15 @@ const main = async (): Promise<void> => {
     `Node ${process.version}, ${new Date().toISOString()}, load average ${loadavg()
       .map((l) => l.toFixed(1))
       .join(" ")} on ${cpus().length} CPUs.`,
-    "Figures move with the machine's load; compare rows of one run.",
+    "Figures move with the machine's load; compare rows of one run. A gap also holds the garbage collector's",
+    "pauses and the time the process waited for a CPU, which no slicing removes; the turns of the loop count",
+    "how often the command let other work run, whatever the load.",
     "",
-    "| command | store | longest block (ms) | CPU (ms) | first run, cold (ms) | wall (ms) | heap growth (MiB) | outcome |",
-    "|---|---|---:|---:|---:|---:|---:|---|",
+    "| command | store | longest block (ms) | CPU (ms) | first run, cold (ms) | wall (ms) | turns of the loop | heap growth (MiB) | outcome |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.store} | ${r.blockedMs.toFixed(1)} | ${r.cpuMs.toFixed(1)} | ${r.coldMs.toFixed(1)} | ${r.wallMs.toFixed(1)} | ${r.heapMiB.toFixed(1)} | ${r.outcome.replaceAll("|", "\\|")} |`,
+        `| ${r.name} | ${r.store} | ${r.blockedMs.toFixed(1)} | ${r.cpuMs.toFixed(1)} | ${r.coldMs.toFixed(1)} | ${r.wallMs.toFixed(1)} | ${r.turns} | ${r.heapMiB.toFixed(1)} | ${r.outcome.replaceAll("|", "\\|")} |`,
     ),
     "",
   ];
