@@ -322,6 +322,24 @@ describe("FsStore list", () => {
     expect(turns).toBeGreaterThanOrEqual(Math.floor(10_000 / 256));
   });
 
+  it("lets the event loop run during a view of a tree 506 directories deep, every directory counted as several calls", async () => {
+    const { root, store } = fresh();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const deep = join(root, ...Array.from({ length: 506 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, "f"), "deep\n");
+    const { result, turns } = await turnsDuring(() =>
+      executeCommand(store, { command: "view", path: "/memories" }),
+    );
+    expect(result.content.split("\n").slice(1)).toEqual([
+      "5B\t/memories",
+      "5B\t/memories/d/",
+      "5B\t/memories/d/d/",
+    ]);
+    // Open, readdir and close of each of the 506 directories: at least 506 × 4 / 256 turns.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((506 * 4) / 256));
+  });
+
   it("walks 10,000 files across nested directories", async () => {
     const { root, store } = fresh();
     const { mkdirSync, writeFileSync } = await import("node:fs");
