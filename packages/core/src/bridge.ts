@@ -26,7 +26,7 @@ import type {
   WriteCondition,
 } from "./store.js";
 import { checkTenant } from "./tenant.js";
-import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
+import { ancestorsOf, isSameOrInside, listingFromFilesInSlices, ROOT, rebase } from "./tree.js";
 
 /**
  * What a medium gives `bridgeStore`: bytes under string keys, each with a version that changes whenever
@@ -153,7 +153,7 @@ class BridgeStore implements MemoryStore {
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     const files = await this.#filesBelow(dir);
     if (files.length === 0 && dir !== ROOT) return null;
-    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+    return listingFromFilesInSlices(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   async files(): Promise<StoredFile[]> {

@@ -6,7 +6,7 @@ import { type EditOutcome, insertLines, strReplace } from "./edit.js";
 import type { NotADirectoryError, QuotaExceededError, StoreFailureError } from "./errors.js";
 import { isStoreError, safeReason } from "./failure.js";
 import { isImagePath, renderImage, type ToolImage } from "./image.js";
-import { renderListing } from "./listing.js";
+import { renderListingInSlices } from "./listing.js";
 import { msg } from "./messages.js";
 import { mountPolicy } from "./mounts/policy.js";
 import { mountRefusal } from "./mounts/refusals.js";
@@ -281,7 +281,7 @@ async function view(
     if (!found) return fail(msg.viewMissing(path));
     if (found.kind === "file") return renderView(path, found.file.data, range, settings);
     if (range) return fail(msg.viewRangeOnDirectory());
-    return ok(renderListing(path, found.listing, settings.listLimit));
+    return ok(await renderListingInSlices(path, found.listing, settings.listLimit));
   }
   // Files are the common case: one store call answers them.
   const file = path === ROOT ? null : await store.read(path);
@@ -292,7 +292,7 @@ async function view(
   }
   const listing = await store.list(path, 2, listOptions);
   if (!listing) return fail(msg.viewMissing(path));
-  return ok(renderListing(path, listing, settings.listLimit));
+  return ok(await renderListingInSlices(path, listing, settings.listLimit));
 }
 
 /** The refusal a view owes a file by its size alone, found before reading it (see `localStat`). */

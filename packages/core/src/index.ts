@@ -77,6 +77,7 @@ export {
   type SensitiveOptions,
 } from "./sensitive/guard.js";
 export { formatSize } from "./size.js";
+export { nextTurn, Slices } from "./slices.js";
 export type * from "./store.js";
 export { checkTenant } from "./tenant.js";
 export {
@@ -101,7 +102,9 @@ export {
   ancestorsOf,
   isListedName,
   isSameOrInside,
+  LISTING_SLICE,
   listingFromFiles,
+  listingFromFilesInSlices,
   nameOf,
   parentOf,
   pathOf,

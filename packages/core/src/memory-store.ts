@@ -36,7 +36,7 @@ import {
   tenantPageOptions,
   unscopedPurgeError,
 } from "./tenants.js";
-import { ancestorsOf, isSameOrInside, listingFromFiles, ROOT, rebase } from "./tree.js";
+import { ancestorsOf, isSameOrInside, listingFromFilesInSlices, ROOT, rebase } from "./tree.js";
 
 interface Entry {
   data: Uint8Array;
@@ -188,8 +188,20 @@ export class InMemoryStore implements MemoryStore {
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     this.#reap();
     if (dir !== ROOT && !this.#dirs.has(dir)) return null;
-    const files = [...this.#files].map(([path, entry]) => ({ path, size: entry.data.byteLength }));
-    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+    // A snapshot taken in one step, the listing then built from it in slices. Two flat arrays rather
+    // than an object per file: objects that outlive the slices would each be copied by the collector.
+    const paths: string[] = [];
+    const sizes: number[] = [];
+    for (const [path, entry] of this.#files) {
+      if (isSameOrInside(path, dir)) {
+        paths.push(path);
+        sizes.push(entry.data.byteLength);
+      }
+    }
+    function* files() {
+      for (let i = 0; i < paths.length; i++) yield { path: paths[i]!, size: sizes[i]! };
+    }
+    return listingFromFilesInSlices(dir, files(), depth, { countFiles: options?.countFiles === true });
   }
 
   async files(): Promise<StoredFile[]> {

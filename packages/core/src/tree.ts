@@ -2,6 +2,7 @@
  * Path arithmetic on canonical memory paths, and the listing rule, shared by every store so that
  * each adapter derives directories and sizes the same way.
  */
+import { nextTurn, Slices } from "./slices.js";
 import type { ListEntry, Listing } from "./store.js";
 
 export const ROOT = "/memories";
@@ -58,36 +59,41 @@ const firstUnlisted = (path: string, from: number): number => {
   return found;
 };
 
-/**
- * Builds the listing of `dir` from every file beneath it, for stores that can enumerate files.
- * A directory whose name is listed shows even when everything inside it is hidden (it still exists,
- * SPEC §3); a file beneath an unlisted name adds nothing to any size. With `countFiles`, directory
- * entries and the listing carry `files`, the number of listed files beneath them. Linear in the total
- * length of the paths: entry paths are prefixes of the file paths, so nothing is split or joined.
- */
-export const listingFromFiles = (
-  dir: string,
-  files: Iterable<{ path: string; size: number }>,
-  depth: number,
-  options: { countFiles?: boolean } = {},
-): Listing => {
-  const counting = options.countFiles === true;
-  const base = dir.length + 1;
-  const entries = new Map<string, ListEntry>();
-  let total = 0;
-  let count = 0;
-  for (const file of files) {
-    const path = file.path;
-    if (path.length <= base || path.charCodeAt(dir.length) !== SLASH || !path.startsWith(dir)) continue;
+/** Files folded into a listing per slice of {@link listingFromFilesInSlices}: about a millisecond's work. */
+export const LISTING_SLICE = 2048;
+
+/** The fold behind {@link listingFromFiles}: one file at a time, then the listing. */
+class ListingBuilder {
+  readonly #dir: string;
+  readonly #base: number;
+  readonly #depth: number;
+  readonly #counting: boolean;
+  readonly #entries = new Map<string, ListEntry>();
+  #total = 0;
+  #count = 0;
+
+  constructor(dir: string, depth: number, counting: boolean) {
+    this.#dir = dir;
+    this.#base = dir.length + 1;
+    this.#depth = depth;
+    this.#counting = counting;
+  }
+
+  add(file: { path: string; size: number }): void {
+    const { path } = file;
+    const dir = this.#dir;
+    const entries = this.#entries;
+    const counting = this.#counting;
+    if (path.length <= this.#base || path.charCodeAt(dir.length) !== SLASH || !path.startsWith(dir)) return;
     const hiddenAt = firstUnlisted(path, dir.length);
     const listed = hiddenAt === -1;
     const size = listed ? file.size : 0;
     if (listed) {
-      total += size;
-      count += 1;
+      this.#total += size;
+      this.#count += 1;
     }
-    let start = base;
-    for (let d = 1; d <= depth; d++) {
+    let start = this.#base;
+    for (let d = 1; d <= this.#depth; d++) {
       if (!listed && start - 1 >= hiddenAt) break;
       const slash = path.indexOf("/", start);
       const end = slash === -1 ? path.length : slash;
@@ -107,7 +113,54 @@ export const listingFromFiles = (
       start = slash + 1;
     }
   }
-  const listing: Listing = { size: total, entries: [...entries.values()] };
-  if (counting) listing.files = count;
-  return listing;
+
+  listing(): Listing {
+    const listing: Listing = { size: this.#total, entries: [...this.#entries.values()] };
+    if (this.#counting) listing.files = this.#count;
+    return listing;
+  }
+}
+
+/**
+ * Builds the listing of `dir` from every file beneath it, for stores that can enumerate files.
+ * A directory whose name is listed shows even when everything inside it is hidden (it still exists,
+ * SPEC §3); a file beneath an unlisted name adds nothing to any size. With `countFiles`, directory
+ * entries and the listing carry `files`, the number of listed files beneath them. Linear in the total
+ * length of the paths: entry paths are prefixes of the file paths, so nothing is split or joined.
+ */
+export const listingFromFiles = (
+  dir: string,
+  files: Iterable<{ path: string; size: number }>,
+  depth: number,
+  options: { countFiles?: boolean } = {},
+): Listing => {
+  const builder = new ListingBuilder(dir, depth, options.countFiles === true);
+  for (const file of files) builder.add(file);
+  return builder.listing();
+};
+
+/**
+ * {@link listingFromFiles}, the same listing, built in slices of {@link LISTING_SLICE} files between
+ * which the event loop runs: for stores that list many files on the main thread. `files` must not
+ * change while it runs (pass a snapshot).
+ *
+ * @example
+ * ```ts
+ * await listingFromFilesInSlices("/memories", [{ path: "/memories/a.md", size: 5 }], 2)
+ * // { size: 5, entries: [{ path: "/memories/a.md", kind: "file", size: 5, depth: 1 }] }
+ * ```
+ */
+export const listingFromFilesInSlices = async (
+  dir: string,
+  files: Iterable<{ path: string; size: number }>,
+  depth: number,
+  options: { countFiles?: boolean } = {},
+): Promise<Listing> => {
+  const builder = new ListingBuilder(dir, depth, options.countFiles === true);
+  const slices = new Slices(LISTING_SLICE);
+  for (const file of files) {
+    if (slices.spend()) await nextTurn();
+    builder.add(file);
+  }
+  return builder.listing();
 };

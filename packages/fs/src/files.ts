@@ -4,7 +4,7 @@
  * file is ever opened.
  */
 import { lutimesSync, rmdirSync, type Stats, unlinkSync } from "node:fs";
-import type { Expiry } from "@mem/core";
+import { type Expiry, ROOT, type Usage } from "@mem/core";
 import type { Dir } from "./dir.js";
 import { errnoOf, toStoreFailure } from "./failure.js";
 import { isReservedName } from "./names.js";
@@ -100,4 +100,16 @@ export const removeExpired = async (
 /** Sets the access time (the modification time, see the README) of every file beneath `dir` to `ms`. */
 export const touchAll = async (dir: Dir, ms: number): Promise<void> => {
   await forEachFile(dir, "", ({ dir: parent, name }) => lutimesSync(parent.at(name), ms / 1000, ms / 1000));
+};
+
+/** Files and bytes beneath `root`, counted by a walk over their metadata (expired ones left out). */
+export const usageOf = async (root: Dir, expiry: Expiry | null): Promise<Usage> => {
+  const now = expiry?.now() ?? 0;
+  const usage: Usage = { files: 0, bytes: 0 };
+  await forEachFile(root, ROOT, ({ stats }) => {
+    if (expiry?.isExpired(stats.mtimeMs, now)) return;
+    usage.files += 1;
+    usage.bytes += stats.size;
+  });
+  return usage;
 };

@@ -1,40 +1,22 @@
-import {
-  accessSync,
-  closeSync,
-  constants,
-  fchmodSync,
-  lstatSync,
-  lutimesSync,
-  mkdirSync,
-  realpathSync,
-  renameSync,
-  unlinkSync,
-} from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   AlreadyExistsError,
-  ConflictError,
   checkOptions,
   checkTenant,
   ErasingError,
   type Expiry,
   type ExpiryOptions,
-  exceedsQuota,
   expiryOf,
   type FileData,
   type FileOrListing,
-  isSameOrInside,
   type Listing,
   type ListOptions,
-  listingFromFiles,
+  listingFromFilesInSlices,
   type MemoryStore,
-  NotADirectoryError,
-  NotFoundError,
   type PurgeOptions,
   type PurgeResult,
-  pathOf,
   purgeOptions,
-  QuotaExceededError,
   ROOT,
   type Stat,
   type StoreCapabilities,
@@ -51,38 +33,29 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
+import { descend } from "./descend.js";
 import {
-  createdDirs,
   createRoot,
-  type Descent,
   Dir,
   descriptorPathsWork,
   ensureDirectory,
-  pruneCreated,
-  pruneEmpty,
   type Resolution,
   releaseDescent,
-  syncAll,
 } from "./dir.js";
 import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { isFenced, raiseFence } from "./fence.js";
-import { forEachFile, holdsLiveFile, removeExpired, touchAll } from "./files.js";
+import { holdsLiveFile, removeExpired, usageOf } from "./files.js";
 import { type Claim, submit } from "./group.js";
-import { openEntry, readFileIn, readOpenFile, versionOf, writeAtomically } from "./io.js";
+import { openEntry, readFileIn, readOpenFile, writeAtomically } from "./io.js";
 import { acquire, type LockTiming, release } from "./lock.js";
-import { isReservedName, TENANTS_DIR, tempName } from "./names.js";
-import { removeCrashLeftovers, removeTree } from "./recovery.js";
+import { renameIn } from "./move.js";
+import { isReservedName, TENANTS_DIR } from "./names.js";
+import { removeCrashLeftovers } from "./recovery.js";
+import { deleteIn } from "./remove.js";
 import { listTenants, purgeTenant } from "./tenants.js";
-import {
-  countFiles,
-  HeldTotals,
-  holdingTotals,
-  readTotals,
-  totalsOf,
-  totalsWanted,
-  wantTotals,
-} from "./totals.js";
-import { collectAllFiles, collectFiles, type Live, Pace, withChild } from "./walk.js";
+import { HeldTotals, holdingTotals, readTotals, totalsOf, totalsWanted, wantTotals } from "./totals.js";
+import { collectAllFiles, collectFiles, type Live, withChild } from "./walk.js";
+import { writeIn } from "./write.js";
 
 export interface FsStoreOptions extends ExpiryOptions {
   /** The directory that holds `/memories`. Created (mode 0700, with missing parents) if absent. */
@@ -226,28 +199,15 @@ export class FsStore implements MemoryStore {
    */
   async usage(): Promise<Usage> {
     return this.#withRoot(async (root) => {
-      if (this.#expiry) return this.#usageIn(root);
+      if (this.#expiry) return usageOf(root, this.#expiry);
       const kept = readTotals(root);
       if (kept) return { files: kept.files, bytes: kept.bytes };
       // Counted this once; the next change of the root counts under the lock and keeps the totals.
       wantTotals(this.root);
-      return this.#usageIn(root);
+      return usageOf(root, this.#expiry);
     });
   }
 
-  async #usageIn(root: Dir): Promise<Usage> {
-    const expiry = this.#expiry;
-    const now = expiry?.now() ?? 0;
-    const usage: Usage = { files: 0, bytes: 0 };
-    await forEachFile(root, ROOT, ({ stats }) => {
-      if (expiry?.isExpired(stats.mtimeMs, now)) return;
-      usage.files += 1;
-      usage.bytes += stats.size;
-    });
-    return usage;
-  }
-
-  /** Removes the expired files under the lock and reports them; nothing without `expireAfterSeconds`. */
   async sweep(): Promise<SweepResult> {
     const expiry = this.#expiry;
     if (!expiry) return { paths: [], bytes: 0 };
@@ -264,34 +224,6 @@ export class FsStore implements MemoryStore {
     if (!expiry) return undefined;
     const now = expiry.now();
     return (stats) => !expiry.isExpired(stats.mtimeMs, now);
-  }
-
-  /**
-   * Before a change: removes expired files on the way to `path` (an expired file where a directory is
-   * needed) and beneath it, so the change meets only live files. Runs under the lock.
-   */
-  async #reap(root: Dir, segments: readonly string[]): Promise<void> {
-    const expiry = this.#expiry;
-    if (!expiry) return;
-    const descent = await this.#descend(root, segments, false);
-    try {
-      const { blocked } = descent;
-      if (blocked?.kind === "file") {
-        const parent = descent.dirs[blocked.index]!;
-        const name = segments[blocked.index]!;
-        const stats = parent.lstatNow(name);
-        if (stats?.isFile() && expiry.isExpired(stats.mtimeMs)) {
-          unlinkSync(parent.at(name));
-          await parent.sync();
-          await pruneEmpty(descent.dirs, segments.slice(0, blocked.index));
-        }
-      } else if (!blocked && segments.length > 0) {
-        const removed = await removeExpired(descent.dirs.at(-1)!, pathOf(segments), expiry);
-        if (removed.paths.length > 0) await pruneEmpty(descent.dirs, segments);
-      }
-    } finally {
-      await releaseDescent(descent);
-    }
   }
 
   /**
@@ -325,7 +257,7 @@ export class FsStore implements MemoryStore {
   #inParent<T>(path: string, task: (parent: Dir, name: string) => Promise<T | null>): Promise<T | null> {
     const segments = segmentsOf(path);
     return this.#withRoot(async (root) => {
-      const descent = await this.#descend(root, segments.slice(0, -1), false);
+      const descent = await descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return null;
         return await task(descent.dirs.at(-1)!, segments.at(-1)!);
@@ -386,7 +318,7 @@ export class FsStore implements MemoryStore {
 
   async list(dir: string, depth: number, options?: ListOptions): Promise<Listing | null> {
     return this.#withRoot(async (root) => {
-      const descent = await this.#descend(root, segmentsOf(dir), false);
+      const descent = await descend(root, segmentsOf(dir), false);
       try {
         if (descent.blocked) return null;
         return await this.#listIn(descent.dirs.at(-1)!, dir, depth, options);
@@ -406,7 +338,7 @@ export class FsStore implements MemoryStore {
     const files = await collectFiles(handle, dir, live);
     // With expiry, a directory whose files all expired is gone (its remains wait for a sweep).
     if (live && dir !== ROOT && files.length === 0) return null;
-    return listingFromFiles(dir, files, depth, { countFiles: options?.countFiles === true });
+    return listingFromFilesInSlices(dir, files, depth, { countFiles: options?.countFiles === true });
   }
 
   /** Every live file: expired ones (see `expireAfterSeconds`) are left out, as they are from views. */
@@ -441,52 +373,8 @@ export class FsStore implements MemoryStore {
     quota: WriteQuota | undefined,
   ): Promise<{ version: Version }> {
     if (path === ROOT) throw new AlreadyExistsError(path);
-    const segments = segmentsOf(path);
-    const parentSegments = segments.slice(0, -1);
-    const name = segments.at(-1)!;
     return this.#mutate(
-      async (root) => {
-        await this.#reap(root, segments);
-        const descent = await this.#descend(root, parentSegments, true);
-        let done = false;
-        try {
-          if (descent.blocked) throw this.#blockedError(path, parentSegments, descent.blocked);
-          const parent = descent.dirs.at(-1)!;
-          const existing = await parent.lstat(name);
-          if (existing?.isSymbolicLink()) throw symlinkRefused();
-          let before: number | null = null;
-          if ("ifAbsent" in condition) {
-            if (existing) throw new AlreadyExistsError(path);
-          } else {
-            if (!existing?.isFile()) throw new ConflictError(path);
-            const current = await readFileIn(parent, name, this.#expiry);
-            if (current?.version !== condition.ifVersion) throw new ConflictError(path);
-            before = current.data.byteLength;
-          }
-          const totals = totalsOf(root);
-          const files = before === null ? 1 : 0;
-          const bytes = data.byteLength - (before ?? 0);
-          if (quota) {
-            // The check and the reservation are one synchronous step: edits running beside this one in
-            // the batch adjust the same totals.
-            const usage = totals ? { files: totals.files, bytes: totals.bytes } : await this.#usageIn(root);
-            if (exceedsQuota(quota, usage, data.byteLength, before))
-              throw new QuotaExceededError(path, usage);
-          }
-          totals?.add(files, bytes);
-          try {
-            await writeAtomically(parent, name, data, createdDirs(descent), this.#expiry?.now());
-          } catch (error) {
-            totals?.add(-files, -bytes);
-            throw error;
-          }
-          done = true;
-          return { version: versionOf(data) };
-        } finally {
-          if (!done) await pruneCreated(descent, parentSegments);
-          await releaseDescent(descent);
-        }
-      },
+      (root) => writeIn(root, path, segmentsOf(path), data, condition, quota, this.#expiry),
       // Quota checks read the kept totals in the same step as they reserve their change, so an edit under
       // a quota runs beside the batch's other edits; with expiry, changes run alone anyway.
       "ifVersion" in condition ? { edit: path } : "exclusive",
@@ -501,7 +389,7 @@ export class FsStore implements MemoryStore {
     const name = segments.at(-1)!;
     return this.#mutate(
       async (root) => {
-        const descent = await this.#descend(root, segments.slice(0, -1), false);
+        const descent = await descend(root, segments.slice(0, -1), false);
         try {
           if (descent.blocked) return false;
           const parent = descent.dirs.at(-1)!;
@@ -524,117 +412,13 @@ export class FsStore implements MemoryStore {
 
   async delete(path: string): Promise<boolean> {
     if (path === ROOT) throw new StoreFailureError("the memory directory itself cannot be deleted");
-    const segments = segmentsOf(path);
-    const parentSegments = segments.slice(0, -1);
-    const name = segments.at(-1)!;
-    return this.#mutate(
-      async (root) => {
-        await this.#reap(root, segments);
-        const descent = await this.#descend(root, parentSegments, false);
-        try {
-          if (descent.blocked) return false;
-          const parent = descent.dirs.at(-1)!;
-          const stats = await parent.lstat(name);
-          if (!stats) return false;
-          const totals = totalsOf(root);
-          const gone = { files: stats.isFile() ? 1 : 0, bytes: stats.isFile() ? stats.size : 0 };
-          if (stats.isDirectory() && totals) {
-            await withChild(parent, name, async (child) => {
-              Object.assign(gone, await countFiles(child));
-            });
-          }
-          if (stats.isDirectory()) {
-            // Renamed to a reserved name first, so that the directory vanishes from view in one step: a
-            // crash part-way leaves only a hidden remainder, which recovery removes.
-            const doomed = tempName();
-            renameSync(parent.at(name), parent.at(doomed));
-            try {
-              await removeTree(parent, doomed);
-            } catch (error) {
-              try {
-                renameSync(parent.at(doomed), parent.at(name));
-              } catch {
-                // The failure that matters is the one being reported; recovery removes the remainder.
-              }
-              throw error;
-            }
-          } else {
-            // Files, and links or special files placed by someone else: the entry goes, a link's target stays.
-            unlinkSync(parent.at(name));
-          }
-          totals?.add(-gone.files, -gone.bytes);
-          await parent.sync();
-          await pruneEmpty(descent.dirs, parentSegments);
-          return true;
-        } finally {
-          await releaseDescent(descent);
-        }
-      },
-      "exclusive",
-      path,
-    );
+    return this.#mutate((root) => deleteIn(root, segmentsOf(path), this.#expiry), "exclusive", path);
   }
 
   async rename(from: string, to: string): Promise<void> {
     if (from === ROOT || to === ROOT)
       throw new StoreFailureError("the memory directory itself cannot be moved");
-    const fromSegments = segmentsOf(from);
-    const toSegments = segmentsOf(to);
-    const fromParentSegments = fromSegments.slice(0, -1);
-    const toParentSegments = toSegments.slice(0, -1);
-    const fromName = fromSegments.at(-1)!;
-    const toName = toSegments.at(-1)!;
-    return this.#mutate(
-      async (root) => {
-        await this.#reap(root, fromSegments);
-        await this.#reap(root, toSegments);
-        const source = await this.#descend(root, fromParentSegments, false);
-        try {
-          if (source.blocked) throw new NotFoundError(from);
-          const sourceParent = source.dirs.at(-1)!;
-          const stats = await sourceParent.lstat(fromName);
-          if (!stats) throw new NotFoundError(from);
-          if (stats.isSymbolicLink()) throw symlinkRefused();
-          if (!stats.isFile() && !stats.isDirectory()) throw specialFileRefused();
-          if (stats.isDirectory() && isSameOrInside(to, from)) {
-            throw new StoreFailureError("a directory cannot be moved into itself");
-          }
-          const target = await this.#descend(root, toParentSegments, true);
-          let done = false;
-          try {
-            if (target.blocked) throw this.#blockedError(to, toParentSegments, target.blocked);
-            const targetParent = target.dirs.at(-1)!;
-            if (await targetParent.lstat(toName)) throw new AlreadyExistsError(to);
-            renameSync(sourceParent.at(fromName), targetParent.at(toName));
-            done = true;
-            const expiry = this.#expiry;
-            if (expiry) {
-              // A move is an access (SPEC §7): of the file, or of every file beneath the directory.
-              const now = expiry.now();
-              if (stats.isFile()) lutimesSync(targetParent.at(toName), now / 1000, now / 1000);
-              else await withChild(targetParent, toName, (moved) => touchAll(moved, now));
-            }
-            // Both parents hold half of the move; they may be the same directory, synced twice at once.
-            await syncAll([targetParent, sourceParent, ...createdDirs(target)]);
-            await pruneEmpty(source.dirs, fromParentSegments);
-          } finally {
-            if (!done) await pruneCreated(target, toParentSegments);
-            await releaseDescent(target);
-          }
-        } finally {
-          await releaseDescent(source);
-        }
-      },
-      "exclusive",
-      from,
-    );
-  }
-
-  #blockedError(path: string, parentSegments: string[], blocked: NonNullable<Descent["blocked"]>) {
-    if (blocked.kind === "file")
-      return new NotADirectoryError(path, pathOf(parentSegments.slice(0, blocked.index + 1)));
-    // A directory created a moment ago vanished: only a process ignoring the lock can cause that.
-    return new StoreFailureError("a directory vanished during the operation");
+    return this.#mutate((root) => renameIn(root, from, to, this.#expiry), "exclusive", from);
   }
 
   async #withRoot<T>(task: (root: Dir) => Promise<T>): Promise<T> {
@@ -702,43 +486,5 @@ export class FsStore implements MemoryStore {
         throw toStoreFailure(error);
       }
     });
-  }
-
-  /**
-   * Opens every directory on the way to `segments`, never following a link (a link there is an error).
-   * With `create`, missing directories are made (0700). The caller closes the result.
-   */
-  async #descend(root: Dir, segments: readonly string[], create: boolean): Promise<Descent> {
-    const descent: Descent = { dirs: [root], createdFrom: -1 };
-    // Paths may be 500 directories deep: the event loop runs between stretches of system calls.
-    const pace = new Pace();
-    try {
-      for (const [index, name] of segments.entries()) {
-        await pace.step(create ? 4 : 1);
-        const parent = descent.dirs[index]!;
-        let child = await parent.openChild(name);
-        let made = false;
-        if (child === "missing" && create) {
-          try {
-            mkdirSync(parent.at(name), { mode: 0o700 });
-            made = true;
-            if (descent.createdFrom < 0) descent.createdFrom = index;
-          } catch (error) {
-            if (errnoOf(error) !== "EEXIST") throw toStoreFailure(error);
-          }
-          child = await parent.openChild(name);
-        }
-        if (typeof child === "string") {
-          descent.blocked = { kind: child, index };
-          return descent;
-        }
-        descent.dirs.push(child);
-        if (made) fchmodSync(child.fd, 0o700);
-      }
-      return descent;
-    } catch (error) {
-      await releaseDescent(descent);
-      throw error;
-    }
   }
 }

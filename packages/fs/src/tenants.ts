@@ -11,7 +11,7 @@ import { Dir, type Resolution } from "./dir.js";
 import { errnoOf } from "./failure.js";
 import { lowerFence, raiseFence } from "./fence.js";
 import { isReservedName, RESERVED_PREFIX, TENANTS_DIR } from "./names.js";
-import { isSpecial, Pace, readEntries, walkTree, withChild } from "./walk.js";
+import { directoryCalls, isSpecial, Pace, readEntries, walkTree, withChild } from "./walk.js";
 
 /** A tenant directory being erased: `{tenants}/.~mem-purge-{id}~{pid}-{time}`, renamed
  * away in one step (`~` is never part of an id, so no grave of `a` looks like one of `a.b`). */
@@ -69,7 +69,7 @@ const measure = (dir: Dir, name: string, into: Totals): Promise<void> =>
       return true;
     };
     await walkTree(tenant, "", {
-      listed: (count) => pace.step(1 + Math.floor(count / 64)),
+      listed: (count) => pace.step(directoryCalls(count)),
       entry: async (current, path, entry) => {
         if (entry.isSymbolicLink() || isSpecial(entry)) return false;
         if (entry.isDirectory()) return descend(path, entry.name);

@@ -1,5 +1,5 @@
 import { type Dirent, readdirSync, type Stats } from "node:fs";
-import { isListedName } from "@mem/core";
+import { isListedName, Slices } from "@mem/core";
 import { Budget, forEachWithBudget } from "./budget.js";
 import { type Dir, kindOfStats } from "./dir.js";
 import { errnoOf, RefusedEntryError, toStoreFailure } from "./failure.js";
@@ -14,14 +14,17 @@ const OPEN_DIRS = 32;
  */
 const CALLS_BETWEEN_YIELDS = 256;
 
+/**
+ * What reading one directory of `count` entries costs a walk in the units of {@link Pace}: the open, the
+ * `readdir` and the close of its descriptor, and the entries a `readdir` returns (64 about as dear as one
+ * call). A 506-deep chain of directories is then paced like 2,000 calls, not 506.
+ */
+export const directoryCalls = (count: number): number => 4 + Math.floor(count / 64);
+
 /** Counts a walk's system calls and yields to the event loop every {@link CALLS_BETWEEN_YIELDS}. */
-export class Pace {
-  #calls = 0;
-  async step(count = 1): Promise<void> {
-    this.#calls += count;
-    if (this.#calls < CALLS_BETWEEN_YIELDS) return;
-    this.#calls = 0;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+export class Pace extends Slices {
+  constructor() {
+    super(CALLS_BETWEEN_YIELDS);
   }
 }
 
@@ -64,7 +67,7 @@ export const withChild = async (
 /** What a {@link walkTree} does at each step; every hook but `entry` is optional. */
 export interface TreeVisitor {
   /** Called with the count of entries just read from a directory (for pacing). */
-  listed?(count: number): Promise<void>;
+  listed?(count: number): Promise<void> | undefined;
   /** Called for each entry of `dir` (whose memory path is `path`); true descends into it. */
   entry(dir: Dir, path: string, entry: Dirent): boolean | Promise<boolean>;
   /** Called once the walk has left subdirectory `name` of `dir`. */
@@ -155,7 +158,7 @@ export const collectAllFiles = async (
   const files: { path: string; size: number }[] = [];
   const pace = new Pace();
   const visitor: TreeVisitor = {
-    listed: (count) => pace.step(1 + Math.floor(count / 64)),
+    listed: (count) => pace.step(directoryCalls(count)),
     entry: async (current, currentPath, entry) => {
       if (isReservedName(entry.name) || entry.isSymbolicLink() || isSpecial(entry)) return false;
       if (entry.isDirectory()) return true;
@@ -187,7 +190,7 @@ export const collectFiles = async (
   /** Unlisted entries by directory, looked at only when nothing listed lies beneath that directory. */
   const unlistedIn = new Map<Dir, { path: string; entries: Dirent[] }>();
   const visitor: TreeVisitor = {
-    listed: (count) => pace.step(1 + Math.floor(count / 64)),
+    listed: (count) => pace.step(directoryCalls(count)),
     entry: async (current, currentPath, entry) => {
       if (!isListedName(entry.name)) {
         const unlisted = unlistedIn.get(current) ?? { path: currentPath, entries: [] };

@@ -3,11 +3,13 @@ import { join } from "node:path";
 import {
   AlreadyExistsError,
   ConflictError,
+  executeCommand,
   NotADirectoryError,
   NotFoundError,
   StoreFailureError,
 } from "@mem/core";
 import { FsStore } from "@mem/fs";
+import { turnsDuring } from "@mem/testkit";
 import { describe, expect, it } from "vitest";
 import { bytes, tempDir, text } from "./helpers/files.js";
 
@@ -302,6 +304,40 @@ describe("FsStore list", () => {
       size: 3,
       entries: [{ path: "/memories/.h/a", kind: "file", size: 3, depth: 1 }],
     });
+  });
+
+  it("lets the event loop run throughout a view of 10,000 files, its parallel walk included", async () => {
+    const { root, store } = fresh();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(root, `d${d}`));
+      for (let f = 0; f < 100; f++) writeFileSync(join(root, `d${d}`, `f${f}.md`), "x\n");
+    }
+    const { result, turns } = await turnsDuring(() =>
+      executeCommand(store, { command: "view", path: "/memories" }),
+    );
+    expect(result.isError).toBe(false);
+    expect(result.content.split("\n")).toHaveLength(2 + 1000 + 1);
+    // At least one turn per 256 system calls of the walk (10,000 lstat calls), whatever the machine's speed.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(10_000 / 256));
+  });
+
+  it("lets the event loop run during a view of a tree 506 directories deep, every directory counted as several calls", async () => {
+    const { root, store } = fresh();
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const deep = join(root, ...Array.from({ length: 506 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, "f"), "deep\n");
+    const { result, turns } = await turnsDuring(() =>
+      executeCommand(store, { command: "view", path: "/memories" }),
+    );
+    expect(result.content.split("\n").slice(1)).toEqual([
+      "5B\t/memories",
+      "5B\t/memories/d/",
+      "5B\t/memories/d/d/",
+    ]);
+    // Open, readdir and close of each of the 506 directories: at least 506 × 4 / 256 turns.
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((506 * 4) / 256));
   });
 
   it("walks 10,000 files across nested directories", async () => {

@@ -147,7 +147,12 @@ export class Engine {
     if (touch) {
       this.#sql("UPDATE mem_files SET accessed_at = ? WHERE tenant = ? AND path = ?").run(now, tenant, path);
     }
-    return { data: new Uint8Array(row.content), version: String(row.version) };
+    // A view of the Buffer better-sqlite3 filled, not a copy of it: the thread hands its memory over.
+    const { content } = row;
+    return {
+      data: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
+      version: String(row.version),
+    };
   }
 
   #stat(tenant: string, path: string): Stat | null {

@@ -14,3 +14,4 @@ export * from "./scripted-api.js";
 export * from "./sealed.js";
 export * from "./search-script.js";
 export * from "./surface.js";
+export * from "./turns.js";
