@@ -4,31 +4,19 @@ import { type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect } from "vitest";
 import { RedisStore, recommendedRedisOptions } from "../src/index.js";
-import { dumpKeys } from "./helpers.js";
+import { addScriptsUser, dumpKeys, SCRIPTS_USER } from "./helpers.js";
 
 // The whole suite again with the store's code in its script form (EVALSHA): the client's user may run
 // scripts but neither load nor call functions, as on a server before Redis 7 (see src/library.ts).
 let server: RedisServer;
 let client: Redis;
 let stores = 0;
-const user = { username: "scripts", password: "pw" };
+const user = SCRIPTS_USER;
 
 beforeAll(async () => {
   server = await startRedis();
   const admin = new Redis(server.port, server.host);
-  await admin.call(
-    "ACL",
-    "SETUSER",
-    "scripts",
-    "on",
-    ">pw",
-    "~*",
-    "&*",
-    "+@all",
-    "-function",
-    "-fcall",
-    "-fcall_ro",
-  );
+  await addScriptsUser(admin);
   admin.disconnect();
   client = new Redis({ port: server.port, host: server.host, ...user, ...recommendedRedisOptions });
   client.on("error", () => {});

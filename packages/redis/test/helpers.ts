@@ -186,3 +186,21 @@ export const countingClient = (options: RedisOptions): { client: Redis; sent: st
   }) as Redis["sendCommand"];
   return { client, sent };
 };
+
+/** The user (`scripts`, password `pw`) that may run scripts but neither load nor call functions, as on a server before Redis 7. */
+export const SCRIPTS_USER = { username: "scripts", password: "pw" } as const;
+export const addScriptsUser = async (admin: Redis): Promise<void> => {
+  await admin.call(
+    "ACL",
+    "SETUSER",
+    SCRIPTS_USER.username,
+    "on",
+    `>${SCRIPTS_USER.password}`,
+    "~*",
+    "&*",
+    "+@all",
+    "-function",
+    "-fcall",
+    "-fcall_ro",
+  );
+};

@@ -4,7 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisStore } from "../src/index.js";
 import { STORE_FUNCTION } from "../src/script.js";
-import { countingClient } from "./helpers.js";
+import { addScriptsUser, countingClient, SCRIPTS_USER } from "./helpers.js";
 
 // The two forms of the store's Lua code (see src/library.ts): a function library where the server and
 // the user allow it, the script form otherwise. Commands are counted by a wrapper around the real
@@ -16,19 +16,7 @@ beforeAll(async () => {
   server = await startRedis();
   admin = new Redis(server.port, server.host);
   // A user that may run scripts but neither load nor call functions.
-  await admin.call(
-    "ACL",
-    "SETUSER",
-    "scripts",
-    "on",
-    ">pw",
-    "~*",
-    "&*",
-    "+@all",
-    "-function",
-    "-fcall",
-    "-fcall_ro",
-  );
+  await addScriptsUser(admin);
 });
 afterAll(async () => {
   admin?.disconnect();
@@ -63,7 +51,7 @@ const run = async (store: RedisStore) => {
 describe("the store's code on the server", () => {
   it("runs as a function where functions are allowed, and as a script where they are not, with the same answers", async () => {
     const functions = counted();
-    const scripts = counted({ username: "scripts", password: "pw" });
+    const scripts = counted(SCRIPTS_USER);
     const viaFunction = new RedisStore({ client: functions.client, prefix: "as-function" });
     const viaScript = new RedisStore({ client: scripts.client, prefix: "as-script" });
     try {
@@ -88,7 +76,7 @@ describe("the store's code on the server", () => {
 
   it("keeps working on data written before (same keys, same layout)", async () => {
     // Written by the script form, read and changed through the function form, and back.
-    const scripts = counted({ username: "scripts", password: "pw" });
+    const scripts = counted(SCRIPTS_USER);
     const functions = counted();
     const before = new RedisStore({ client: scripts.client, prefix: "shared" });
     const after = new RedisStore({ client: functions.client, prefix: "shared" });
