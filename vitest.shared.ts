@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Tests run against each package's TypeScript sources (the "@mem/source" export condition), so no
@@ -9,7 +10,18 @@ const conditions = ["@mem/source", "node", "import", "default"];
 // "require" by itself where they belong, so the conditions Node sees leave "import" out.
 const nodeConditions = ["@mem/source", "node", "default"];
 
-export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?: number } = {}) =>
+// Bundles @mem/sqlite's database thread once per run for packages whose tests open SqliteStores from the
+// sources (see the file).
+const sqliteWorkerSetup = fileURLToPath(new URL("./packages/testkit/src/sqlite-worker.ts", import.meta.url));
+
+export const memVitestConfig = (
+  overrides: {
+    testTimeout?: number;
+    hookTimeout?: number;
+    sqliteWorker?: boolean;
+    globalSetup?: string[];
+  } = {},
+) =>
   defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions: nodeConditions } },
@@ -18,6 +30,7 @@ export const memVitestConfig = (overrides: { testTimeout?: number; hookTimeout?:
       testTimeout: overrides.testTimeout ?? 30_000,
       hookTimeout: overrides.hookTimeout ?? 60_000,
       pool: "forks",
+      globalSetup: [...(overrides.sqliteWorker ? [sqliteWorkerSetup] : []), ...(overrides.globalSetup ?? [])],
       // The JSON report lets the root test command print one closing tally for the whole repository.
       // A run of the suite in another runtime (testkit's runVitestInRuntime) names a report file of its own.
       reporters: [

@@ -29,7 +29,7 @@ import { BetaLocalFilesystemMemoryTool } from "@anthropic-ai/sdk/tools/memory/no
 import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
 import { EncryptedStore } from "@mem/encrypted";
 import { FsStore } from "@mem/fs";
-import { RedisStore } from "@mem/redis";
+import { RedisStore, recommendedRedisOptions } from "@mem/redis";
 import { startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import type { Target } from "./report.js";
@@ -144,6 +144,8 @@ interface ScaleRow {
 }
 
 const VIEW = { command: "view", path: "/memories" } as const;
+/** Bound on one Redis command or store operation here: generous, the machine may be busy. */
+const PATIENT_MS = 120_000;
 
 const measureScale = async (sizes: number[], log: (line: string) => void): Promise<ScaleRow[]> => {
   const redis = await startRedis();
@@ -186,8 +188,25 @@ const measureScale = async (sizes: number[], log: (line: string) => void): Promi
             (await sealed.read(file.path))!.data,
           );
         }
-        const redisStore = new RedisStore({ url: redis.url, prefix: `scale-${++prefixes}` });
-        const encryptedRedisInner = new RedisStore({ url: redis.url, prefix: `scale-${++prefixes}` });
+        // Patient clients: CI runs this beside its tests at the lowest priority, where the server (started
+        // by this process, so at the same priority) may wait seconds for a CPU while 1,000 writes queue.
+        const patient = () =>
+          new Redis(redis.url, {
+            ...recommendedRedisOptions,
+            commandTimeout: PATIENT_MS,
+            connectTimeout: PATIENT_MS,
+          });
+        const redisClients = [patient(), patient()] as const;
+        const redisStore = new RedisStore({
+          client: redisClients[0],
+          prefix: `scale-${++prefixes}`,
+          operationTimeoutMs: PATIENT_MS,
+        });
+        const encryptedRedisInner = new RedisStore({
+          client: redisClients[1],
+          prefix: `scale-${++prefixes}`,
+          operationTimeoutMs: PATIENT_MS,
+        });
         const encryptedRedis = new EncryptedStore(encryptedRedisInner, { key });
         for (const store of [redisStore, encryptedRedis] as MemoryStore[]) {
           await inBatches(paths, 1_000, (path) =>
@@ -241,6 +260,7 @@ const measureScale = async (sizes: number[], log: (line: string) => void): Promi
         rows.push(row);
         await redisStore.close();
         await encryptedRedis.close();
+        for (const client of redisClients) client.disconnect();
         rmSync(dir, { recursive: true, force: true });
       }
     }

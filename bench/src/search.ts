@@ -23,7 +23,6 @@ import pg from "pg";
 import { defaultConfig, quickConfig } from "./config.js";
 import { EXECUTE_OPTIONS } from "./ours.js";
 import { median, pairedRates } from "./paired.js";
-import { agentMix } from "./workloads.js";
 
 const quick = process.argv.includes("--quick");
 /** `--cost`: only the write cost (the speed part at 10,000 files takes minutes on PostgreSQL's fallback). */

@@ -1,3 +1,4 @@
 import { memVitestConfig } from "../../vitest.shared.js";
 
-export default memVitestConfig();
+// Their tests open SqliteStores from the sources: one bundle of the database thread for the run.
+export default memVitestConfig({ sqliteWorker: true });

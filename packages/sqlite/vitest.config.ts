@@ -1,8 +1,4 @@
-import { defineConfig } from "vitest/config";
 import { memVitestConfig } from "../../vitest.shared.js";
 
-const base = memVitestConfig();
-export default defineConfig({
-  ...base,
-  test: { ...base.test, globalSetup: ["test/fixtures/bundle-worker.ts"] },
-});
+// One bundle of the database thread for the run (see @mem/testkit's sqlite-worker.ts).
+export default memVitestConfig({ sqliteWorker: true });

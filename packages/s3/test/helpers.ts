@@ -1,5 +1,5 @@
 /** A real S3 server (s3rver behind the enforcing proxy of @mem/testkit) and stores over it. */
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { type S3TestServer, startS3 } from "@mem/testkit";
 import { S3Store } from "../src/index.js";
 
@@ -22,7 +22,7 @@ export interface S3Fixture {
   tree(prefix: string): Promise<Record<string, string>>;
   /** Every key under `prefix` (listed through the proxy: s3rver alone cannot paginate on Node >= 17). */
   keys(prefix: string): Promise<string[]>;
-  /** Writes objects directly (no proxy), a few at a time. */
+  /** Stores objects straight into s3rver (no HTTP, no proxy, nothing counted). */
   seed(objects: { key: string; body: string }[]): Promise<void>;
   stop(): Promise<void>;
 }
@@ -88,16 +88,7 @@ export async function startFixture(): Promise<S3Fixture> {
       } while (token);
       return out.sort();
     },
-    async seed(objects) {
-      let next = 0;
-      const worker = async () => {
-        while (next < objects.length) {
-          const { key, body } = objects[next++]!;
-          await direct.send(new PutObjectCommand({ Bucket: server.bucket, Key: key, Body: body }));
-        }
-      };
-      await Promise.all(Array.from({ length: 8 }, worker));
-    },
+    seed: (objects) => server.seed(objects),
     async stop() {
       client.destroy();
       direct.destroy();

@@ -80,7 +80,7 @@ export class Dispatcher {
 const workerEntry = (): { entry: string | URL; eval: boolean } => {
   const built = new URL("./worker.js", import.meta.url);
   if (existsSync(fileURLToPath(built))) return { entry: built, eval: false };
-  // From the sources only: a test run may bundle worker.ts once (test/fixtures/bundle-worker.ts) and
+  // From the sources only: a test run may bundle worker.ts once (@mem/testkit/sqlite-worker) and
   // name the bundle here, sparing every thread tsx's start-up. A build has worker.js and never looks at it.
   const bundle = process.env.MEM_SQLITE_WORKER_BUNDLE;
   if (bundle && existsSync(bundle)) return { entry: pathToFileURL(bundle), eval: false };

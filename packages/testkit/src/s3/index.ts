@@ -221,6 +221,22 @@ export async function startS3(options: StartS3Options = {}): Promise<S3TestServe
       faults.clear();
       releaseHung();
     },
+    async seed(objects) {
+      const writer = s3rver.store as unknown as S3rverWritingStore;
+      let next = 0;
+      const worker = async () => {
+        while (next < objects.length) {
+          const { key, body } = objects[next++]!;
+          await writer.putObject({
+            bucket,
+            key,
+            content: Buffer.from(body),
+            metadata: { "content-type": "binary/octet-stream" },
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

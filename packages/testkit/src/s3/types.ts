@@ -96,6 +96,12 @@ export interface S3TestServer {
   failNext(rule: S3FailureRule): () => void;
   /** Removes every failure rule and releases hung requests. */
   clearFailures(): void;
+  /**
+   * Stores objects through s3rver's own object store, in this process: no HTTP, no signing, no proxy
+   * (nothing counted), so thousands of objects take seconds. What is stored is what a PutObject of the
+   * same body stores (content type `binary/octet-stream`, its MD5 as ETag).
+   */
+  seed(objects: readonly { key: string; body: string | Uint8Array }[]): Promise<void>;
   /** Stops proxy and server and deletes their directory. Safe to call twice. */
   stop(): Promise<void>;
 }
