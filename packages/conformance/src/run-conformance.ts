@@ -13,6 +13,7 @@ import { quotaSuite } from "./suites/quota-suite.js";
 import { reservedSuite } from "./suites/reserved-suite.js";
 import { searchSuite } from "./suites/search-suite.js";
 import { tenantSuite } from "./suites/tenant-suite.js";
+import { windowsSuite } from "./suites/windows-suite.js";
 
 export interface ConformanceOptions {
   /** Timeout of each test in milliseconds. Default 60,000. */
@@ -111,6 +112,7 @@ const SUITES = {
   },
   mounts: <S extends MemoryStore>(s: Setup<S>) => mountsSuite(s.harness),
   search: <S extends MemoryStore>(s: Setup<S>) => searchSuite(s.harness, s.target.tenants === true),
+  windows: <S extends MemoryStore>(s: Setup<S>) => windowsSuite(s.harness),
 } satisfies Record<string, Suite>;
 
 /** The name of one suite of the conformance: what `skip` lists and `conformanceSuites` is keyed by. */
@@ -124,7 +126,7 @@ const RUNNER_FUNCTIONS = ["describe", "it", "expect"] as const;
  * Registers the conformance suite for a {@link MemoryStore}: every golden transcript of SPEC.md
  * (`golden`), reserved names (`reserved`), storage failures (`failure`), cross-instance concurrency
  * (`concurrency`), hostile input (`hostile`) and quotas (`quota`); with `tenants`, tenant isolation
- * (`tenants`); with `createExpiring`, expiry (`expiry`); with `erasure`, tenants() and purge() down to the raw medium (`erasure`); two of the target's stores mounted in one `/memories` (`mounts`); `memory_search` (`search`). `skip` turns suites off by name. Registers with
+ * (`tenants`); with `createExpiring`, expiry (`expiry`); with `erasure`, tenants() and purge() down to the raw medium (`erasure`); two of the target's stores mounted in one `/memories` (`mounts`); `memory_search` (`search`); `view_range` windows, through the store's `readLines` where it has one (`windows`). `skip` turns suites off by name. Registers with
  * vitest unless the target passes its runner's `describe`, `it` and `expect`. Call it at the top level
  * of a test file.
  *

@@ -77,6 +77,7 @@ describe("runConformance with the runner's functions", () => {
       "erasure",
       "mounts",
       "search",
+      "windows",
     ]);
     for (const name of ALL) {
       expect(alone[name].describes, name).toHaveLength(2);

@@ -9,6 +9,7 @@ import { msg } from "./messages.js";
 import type { CommandName } from "./parse.js";
 import { validatePath } from "./path.js";
 import type { MemoryStore } from "./store.js";
+import { utf8Length } from "./text.js";
 
 /** The tracing channel of tool commands: `tracing:mem.command:start`, `…:asyncEnd`, … */
 export const COMMAND_CHANNEL = "mem.command";
@@ -53,6 +54,7 @@ export type StoreOperation =
   | "stat"
   | "list"
   | "readOrList"
+  | "readLines"
   | "write"
   | "update"
   | "delete"
@@ -185,6 +187,7 @@ const TRACED = new Set<string>([
   "stat",
   "list",
   "readOrList",
+  "readLines",
   "write",
   "update",
   "delete",
@@ -259,6 +262,8 @@ const counted = async (
     if (operation === "read" && result?.data) trace.bytesRead += result.data.byteLength;
     if (operation === "readOrList" && result?.kind === "file")
       trace.bytesRead += result.file!.data.byteLength;
+    if (operation === "readLines" && typeof (result as { text?: unknown })?.text === "string")
+      trace.bytesRead += utf8Length((result as { text: string }).text);
     return result;
   }
   try {

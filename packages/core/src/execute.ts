@@ -24,7 +24,7 @@ import type { MemoryStore, Stat, Usage } from "./store.js";
 import { decodeUtf8, encodeUtf8, utf8Length } from "./text.js";
 import { isSameOrInside, ROOT } from "./tree.js";
 import { TooManyConflictsError, updateWithRetry } from "./update.js";
-import { renderFile } from "./view.js";
+import { MAX_LINES, renderFile, renderLines, windowOf } from "./view.js";
 
 /**
  * The outcome of one memory tool call: `content` goes to the model, `isError` becomes `is_error`. The view
@@ -276,6 +276,10 @@ async function view(
     const refused = refuseBySize(path, await store.stat(path), range, settings);
     if (refused) return refused;
   }
+  if (range && store.readLines && path !== ROOT && !isImagePath(path)) {
+    const shown = await viewLines(store, store.readLines, path, range, settings);
+    if (shown) return shown;
+  }
   if (store.readOrList && path !== ROOT) {
     const found = await store.readOrList(path, 2, listOptions);
     if (!found) return fail(msg.viewMissing(path));
@@ -294,6 +298,31 @@ async function view(
   if (!listing) return fail(msg.viewMissing(path));
   return ok(await renderListingInSlices(path, listing, settings.listLimit));
 }
+
+/**
+ * A `view_range` of a text file from the store's window of its lines (see `MemoryStore.readLines`);
+ * `undefined` when the store cannot answer for this file and view reads it whole.
+ */
+const viewLines = async (
+  store: MemoryStore,
+  readLines: NonNullable<MemoryStore["readLines"]>,
+  path: string,
+  range: [number, number],
+  settings: Settings,
+): Promise<ToolResult | undefined> => {
+  const { from, through } = windowOf(range);
+  // Past the line limit the view is refused whatever the window: no need to ask for more lines.
+  const window = await readLines.call(store, path, from, Math.min(through, MAX_LINES + 1));
+  if (window === undefined) return undefined;
+  if (window === null) {
+    const stat = await store.stat(path);
+    return fail(stat?.kind === "directory" ? msg.viewRangeOnDirectory() : msg.viewMissing(path));
+  }
+  if (window.size > settings.maxFileBytes) {
+    return fail(msg.fileOverLimit(path, window.size, settings.maxFileBytes));
+  }
+  return renderLines(path, window.lines, () => window.text, range, settings.viewCharLimit);
+};
 
 /** The refusal a view owes a file by its size alone, found before reading it (see `localStat`). */
 const refuseBySize = (

@@ -38,6 +38,7 @@ export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
+export { linesOfText } from "./lines.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";
 export { MEMORY_DURATION_BUCKETS, MEMORY_METRICS, type MemoryMetric } from "./metric-names.js";

@@ -101,3 +101,30 @@ export const scanLines = (bytes: Uint8Array, from: number, through: number): Lin
   const lines = length === 0 ? 0 : bytes[length - 1] === NEWLINE ? seen : seen + 1;
   return { lines, start: start === -1 ? length : start, end: end === -1 ? length : end };
 };
+
+/**
+ * The line count of `text` (the model above) and the text of its lines `from` to `through` (1-based,
+ * inclusive; `through` may pass the end), without the `\n` that ends the last: what a store that holds a
+ * file as a string answers `readLines` with, in one pass of `indexOf` and no copy but the window.
+ *
+ * @example
+ * ```ts
+ * linesOfText("a\nb\nc\n", 2, 9) // { lines: 3, text: "b\nc" }
+ * ```
+ */
+export const linesOfText = (text: string, from: number, through: number): { lines: number; text: string } => {
+  let seen = 0;
+  let start = from <= 1 ? 0 : -1;
+  let end = -1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
+    seen++;
+    if (seen === from - 1) start = i + 1;
+    if (seen === through) end = i;
+  }
+  const lines = text === "" ? 0 : text.endsWith("\n") ? seen : seen + 1;
+  if (start === -1 || start >= text.length) return { lines, text: "" };
+  return {
+    lines,
+    text: text.slice(start, end === -1 ? (text.endsWith("\n") ? text.length - 1 : text.length) : end),
+  };
+};

@@ -69,6 +69,21 @@ export interface ListOptions {
 /** What `readOrList` found: a file's bytes, or a directory's listing. */
 export type FileOrListing = { kind: "file"; file: FileData } | { kind: "directory"; listing: Listing };
 
+/**
+ * What `readLines` found: a UTF-8 text file's size and line count, and the text of a window of its lines.
+ */
+export interface LineWindow {
+  /** The file's size in bytes. */
+  size: number;
+  /** Lines in the file, by SPEC §1's model (`"a\nb\n"` and `"a\nb"` have 2, `""` has 0). */
+  lines: number;
+  /**
+   * Lines `from` to `min(through, lines)` joined by `\n`, without the `\n` that ends the last one; `""`
+   * when `from` is past the last line.
+   */
+  text: string;
+}
+
 export type WriteCondition = { ifAbsent: true } | { ifVersion: Version };
 
 /**
@@ -237,6 +252,16 @@ export interface MemoryStore {
    * nothing is there. Stores without it get `read`, then `list`.
    */
   readOrList?(path: string, depth: number, options?: ListOptions): Promise<FileOrListing | null>;
+
+  /**
+   * Optional: lines `from` to `through` (1-based, inclusive; `through` may pass the last line) of the file
+   * at `path`, found where the file lives so that only the window travels: view with `view_range` uses it
+   * for any path not named like an image. `null` when no file is there (a directory, or nothing);
+   * `undefined` when the store cannot answer for this file (not UTF-8 text, say), and view then reads the
+   * whole file. It must answer as reading the whole file would, and is not forwarded by wrappers (a
+   * wrapper that changes the bytes it stores would hand out the inner store's view of them).
+   */
+  readLines?(path: string, from: number, through: number): Promise<LineWindow | null | undefined>;
 
   /**
    * Writes a file, creating missing parent directories.

@@ -24,12 +24,43 @@ export function renderFile(
   charLimit: number,
 ): Rendered {
   if (!isValidUtf8(data)) return { content: msg.notUtf8(path), isError: true };
-  const from = range ? range[0] : 1;
-  const through = range && range[1] !== -1 ? Math.max(range[1], from) : Number.POSITIVE_INFINITY;
+  const { from, through } = windowOf(range);
   const scan = scanLines(data, from, through);
-  const n = scan.lines;
-  if (n > MAX_LINES) return { content: msg.tooManyLines(path), isError: true };
+  // Only the window's bytes are decoded: lines `from` to `to`, without the `\n` that ends the last one.
+  return renderLines(
+    path,
+    scan.lines,
+    () => decodeUtf8(data.subarray(scan.start, scan.end)) ?? "",
+    range,
+    charLimit,
+  );
+}
 
+/** The lines a view of `range` shows at most: `from` to `through` (1-based, inclusive). */
+export const windowOf = (range: readonly [number, number] | undefined): { from: number; through: number } => {
+  const from = range ? range[0] : 1;
+  return { from, through: range && range[1] !== -1 ? Math.max(range[1], from) : Number.POSITIVE_INFINITY };
+};
+
+/**
+ * Renders a view of a UTF-8 text file of `n` lines from the text of its window (see `windowOf`), as
+ * `renderFile` does from the whole file: what a store's `readLines` answer becomes.
+ *
+ * @example
+ * ```ts
+ * renderLines("/memories/a.txt", 3, () => "y", [2, 2], 16_000).content
+ * // "Here's the content of /memories/a.txt with line numbers:\n     2\ty"
+ * ```
+ */
+export function renderLines(
+  path: string,
+  n: number,
+  window: () => string,
+  range: readonly [number, number] | undefined,
+  charLimit: number,
+): Rendered {
+  if (n > MAX_LINES) return { content: msg.tooManyLines(path), isError: true };
+  const from = range ? range[0] : 1;
   let to = n;
   if (range) {
     const [start, end] = range;
@@ -41,8 +72,7 @@ export function renderFile(
   const header = msg.fileHeader(path);
   if (n === 0) return { content: header, isError: false };
 
-  // Only the window's bytes are decoded: lines `from` to `to`, without the `\n` that ends the last one.
-  const text = decodeUtf8(data.subarray(scan.start, scan.end)) ?? "";
+  const text = window();
   // Whole lines within the budget. A first line whose own text exceeds the budget is cut to it, with a
   // note, so that every view shows something and paging makes progress.
   const shown: string[] = [];

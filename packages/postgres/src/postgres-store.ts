@@ -8,8 +8,10 @@ import {
   type FileData,
   type FileOrListing,
   isStoreError,
+  type LineWindow,
   type Listing,
   type ListOptions,
+  linesOfText,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -168,6 +170,22 @@ export class PostgresStore implements MemoryStore {
     const row = result.rows[0];
     if (!row) return null;
     return { data: contentOf(row["text"], row["content"]), version: String(row["version"]) };
+  }
+
+  /**
+   * A window of a text file's lines from its text (view with `view_range`), without turning the text
+   * into bytes and back. With expiry on, or for a file stored as bytes, `undefined`: view then reads the
+   * whole file (a read that also records the access).
+   */
+  async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
+    if (this.#cutoff() !== null) return undefined;
+    const { sql } = this.#shared;
+    const result = await this.#run(sql.readText, [this.tenantKey, path], false);
+    const row = result.rows[0];
+    if (!row) return null;
+    const text = row["r_text"];
+    if (typeof text !== "string") return undefined;
+    return { size: Number(row["r_size"]), ...linesOfText(text, from, through) };
   }
 
   async stat(path: string): Promise<Stat | null> {

@@ -62,6 +62,16 @@ export const statements = (n: SqlNames) => {
       `SELECT ${contentColumns("")}, x.version FROM ${n.table} x
         WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'`,
     ),
+    // What a window of lines needs: the file's size and, for a UTF-8 file, its text (NULL for a file stored
+    // as bytes; the caller then reads it whole).
+    readText: named(
+      "read-text",
+      `SELECT x.size AS r_size,
+              CASE WHEN x.utf8 AND current_setting('server_encoding') = 'UTF8'
+                   THEN convert_from(x.content, 'UTF8') END AS r_text
+        FROM ${n.table} x
+        WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'`,
+    ),
     readTouch: named(
       "read-touch",
       `UPDATE ${n.table} x SET accessed_at = $3

@@ -12,6 +12,7 @@ import { usageOf } from "../quota.js";
 import type {
   FileData,
   FileOrListing,
+  LineWindow,
   Listing,
   ListOptions,
   MemoryStore,
@@ -81,6 +82,12 @@ export class MountedStore implements MemoryStore {
   readonly files?: () => Promise<StoredFile[]>;
   /** Present when every mounted store answers a view in one request. */
   readonly readOrList?: (path: string, depth: number, options?: ListOptions) => Promise<FileOrListing | null>;
+  /** Present when some mounted store reads windows of lines; paths of the others read their files. */
+  readonly readLines?: (
+    path: string,
+    from: number,
+    through: number,
+  ) => Promise<LineWindow | null | undefined>;
   /** Present when a mounted store reserves names of its own: the names any of them reserves. */
   readonly isReservedName?: (name: string) => boolean;
 
@@ -96,6 +103,7 @@ export class MountedStore implements MemoryStore {
     if (every(mounts, (s) => s.update !== undefined)) this.update = this.#update.bind(this);
     if (every(mounts, (s) => s.files !== undefined)) this.files = this.#files.bind(this);
     if (every(mounts, (s) => s.readOrList !== undefined)) this.readOrList = this.#readOrList.bind(this);
+    if (mounts.some((m) => m.store.readLines !== undefined)) this.readLines = this.#readLines.bind(this);
     const reserving = mounts.map((m) => m.store).filter((s) => s.isReservedName !== undefined);
     if (reserving.length > 0) {
       this.isReservedName = (name) => reserving.some((s) => s.isReservedName?.(name) === true);
@@ -185,6 +193,14 @@ export class MountedStore implements MemoryStore {
       (at) => heldAt(mount.store, mount.path, at),
       options,
     );
+  }
+
+  #readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
+    if (this.#holdsMount(path)) return Promise.resolve(null);
+    const mount = ownerOf(this.#mounts, path);
+    const readLines = mount.store.readLines;
+    if (!readLines) return Promise.resolve(undefined);
+    return readLines.call(mount.store, inner(mount.path, path), from, through);
   }
 
   /** Every mounted store has `readOrList`. A path above a mount point (or one) is a merged listing. */
