@@ -7,7 +7,9 @@
 // type-checking both entry files with TypeScript's `node16` and `nodenext` resolutions.
 //
 // Nothing is built beforehand: every `dist/` is removed and `pnpm pack` must build it through the
-// package's `prepack` script, as it would for a release made without a build.
+// package's `prepack` script, as it would for a release made without a build. `--built` (what
+// `pnpm release` passes, right after its own `turbo run build` of every package) packs the builds as
+// they are instead of building each package a second time; the checks are the same.
 //
 // Packages are discovered from pnpm-workspace.yaml: every package.json without `"private": true` is checked,
 // so a new public package is covered without touching this script.
@@ -86,10 +88,11 @@ for (const { manifest } of publicPackages) {
   if (planned.includes("major")) problems.push(`${manifest.name}: a changeset bumps it by "major"`);
 }
 
+const built = process.argv.includes("--built");
 for (const { dir, manifest } of publicPackages) {
   if (!/\bbuild\b/.test(manifest.scripts?.prepack ?? ""))
     problems.push(`${manifest.name}: no "prepack" script that builds (pnpm pack would ship no dist/)`);
-  rmSync(join(root, dir, "dist"), { recursive: true, force: true });
+  if (!built) rmSync(join(root, dir, "dist"), { recursive: true, force: true });
 }
 
 const outFlag = process.argv.indexOf("--out");
@@ -99,11 +102,14 @@ const out = join(root, ".tmp", "pack");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-step(`packing (prepack builds) ${publicPackages.map((p) => p.manifest.name).join(", ")}`);
+step(
+  `packing (${built ? "the builds as they are" : "prepack builds"}) ${publicPackages.map((p) => p.manifest.name).join(", ")}`,
+);
 pnpm([
   "-r",
   ...publicPackages.flatMap((p) => ["--filter", p.manifest.name]),
   "pack",
+  ...(built ? ["--ignore-scripts"] : []),
   "--pack-destination",
   out,
 ]);

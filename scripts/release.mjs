@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `pnpm release`: turns the changesets into versions and CHANGELOG.md entries (`changeset version`),
 // builds every workspace package in dependency order (`turbo run build`: the console's page before the
-// CLI that copies it), then packs and checks every public package (scripts/pack-check.mjs, whose
-// `pnpm pack` builds through each package's `prepack`) and leaves the tarballs in `release/` (gitignored).
+// CLI that copies it), then packs and checks every public package (scripts/pack-check.mjs, packing those
+// builds) and leaves the tarballs in `release/` (gitignored).
 //
 // A release that fails, or is interrupted, leaves the clone as it found it: the changesets, every
 // package.json and every CHANGELOG.md are put back as they were before `changeset version` ran, and files
@@ -61,4 +61,5 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
 const bin = (name) => join(root, "node_modules", ".bin", name);
 run(bin("changeset"), ["version"]);
 run(bin("turbo"), ["run", "build"]);
-run(process.execPath, [join(root, "scripts", "pack-check.mjs"), "--out", "release"]);
+// Everything was just built: the packs take the builds as they are (`--built`) rather than build again.
+run(process.execPath, [join(root, "scripts", "pack-check.mjs"), "--built", "--out", "release"]);
