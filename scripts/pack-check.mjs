@@ -109,7 +109,7 @@ pnpm([
   "-r",
   ...publicPackages.flatMap((p) => ["--filter", p.manifest.name]),
   "pack",
-  ...(built ? ["--ignore-scripts"] : []),
+  ...(built ? ["--config.ignore-scripts=true"] : []),
   "--pack-destination",
   out,
 ]);
