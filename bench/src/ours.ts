@@ -128,6 +128,8 @@ export const redisBackend = async (env: ChildEnv, counters: RedisCounters | unde
     async (ns) => new RedisStore({ client: counters.client(options), prefix: `bench-${ns}` }),
     {
       requestCounters: () => counters.totals(),
+      // The clients reconnect forever otherwise, and keep the process alive after the run.
+      cleanup: () => counters.close(),
     },
   );
 };
