@@ -233,21 +233,31 @@ describe("openStore and the bookkeeping a store holds", () => {
 describe("openStore with expireAfterSeconds", () => {
   it("gives the encrypted wrapper the expiry too, so its bookkeeping stays alive while the store is used", async () => {
     const dir = tempDir();
+    // Real time (openStore takes no clock): the limit is 20 times the pause between reads, so that only
+    // a machine stalled for seconds between two reads could let the file expire.
+    const limitSeconds = 3;
     const store = await openStore(`encrypted+fs:${dir}`, {
       env: { MEMORY_KEY: KEY },
-      expireAfterSeconds: 0.4,
+      expireAfterSeconds: limitSeconds,
     });
     await store.write("/memories/a.md", new TextEncoder().encode("a"), { ifAbsent: true });
     // Used for longer than the limit: each read refreshes the file, and the wrapper its key check.
+    const started = Date.now();
     let lastRead = 0;
-    for (let i = 0; i < 6; i++) {
+    let reads = 0;
+    while (Date.now() - started < limitSeconds * 1000 + 500) {
       await new Promise((resolve) => setTimeout(resolve, 150));
       lastRead = Date.now();
       expect(await store.read("/memories/a.md")).not.toBeNull();
+      reads++;
     }
-    // Touched by the last read (file timestamps are coarse: a few ms of slack).
+    expect(reads).toBeGreaterThan(1);
+    // Touched while in use: the wrapper refreshes its key check at most every quarter of the limit, so the
+    // last touch is within a quarter of the limit of the last read, long after the check was first written
+    // (file timestamps are coarse: a few ms of slack).
     const keyCheck = statSync(join(dir, ".mem-encrypted", "keys", "default")).mtimeMs;
-    expect(keyCheck).toBeGreaterThanOrEqual(lastRead - 20);
+    expect(keyCheck).toBeGreaterThanOrEqual(lastRead - (limitSeconds * 1000) / 4 - 20);
+    expect(keyCheck).toBeGreaterThan(started + (limitSeconds * 1000) / 2);
     await store.close?.();
   });
 });
