@@ -28,7 +28,6 @@ import {
   StoreFailureError,
   type SweepResult,
   sleep,
-  type TenantInfo,
   type TenantPage,
   type TenantsOptions,
   tenantPageOptions,
@@ -61,6 +60,7 @@ import {
   fenceStatement,
   lockStatement,
   prefixEnd,
+  tenantPageOf,
   tenantsStatement,
 } from "./tenants.js";
 
@@ -416,18 +416,7 @@ export class PostgresStore implements MemoryStore {
       [prefix, prefixEnd(prefix), start, limit + 1, after ?? ""],
       false,
     );
-    const rows = result.rows;
-    const tenants: TenantInfo[] = [];
-    for (const row of rows.slice(0, limit)) {
-      const id = String(row["r_id"]);
-      const files = Number(row["r_files"] ?? 0);
-      if (files === 0 && row["r_nested"] !== true) continue;
-      const access = row["r_access"] === null ? undefined : Number(row["r_access"]);
-      const info: TenantInfo = { id, files, bytes: Number(row["r_bytes"] ?? 0) };
-      tenants.push(access === undefined ? info : { ...info, lastAccess: access });
-    }
-    const next = rows.length > limit ? String(rows[limit - 1]?.["r_id"]) : undefined;
-    return next === undefined ? { tenants } : { tenants, next };
+    return tenantPageOf(result.rows, limit);
   }
 
   /**

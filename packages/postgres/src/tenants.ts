@@ -4,6 +4,7 @@
  * as `P || id || '/…'`. In the table's byte order (`COLLATE "C"`), everything under `P` lies between `P`
  * and `P` with its last `/` turned into `0`, the next byte.
  */
+import type { TenantInfo, TenantPage } from "@mem/core";
 import type { SqlNames } from "./names.js";
 
 export interface Statement {
@@ -79,3 +80,19 @@ export const deleteStatement = (n: SqlNames): Statement => ({
   text: `WITH gone AS (DELETE FROM ${n.table} WHERE ${ROWS} RETURNING kind, size)
     SELECT count(*) FILTER (WHERE kind = 'f') AS r_files, coalesce(sum(size) FILTER (WHERE kind = 'f'), 0) AS r_bytes FROM gone`,
 });
+
+/**
+ * The page `tenants()` answers from the rows of `tenantsStatement` (asked for `limit + 1`): tenants that
+ * hold files or nested tenants, and `next` when a row beyond the page came back.
+ */
+export const tenantPageOf = (rows: readonly Record<string, unknown>[], limit: number): TenantPage => {
+  const tenants: TenantInfo[] = [];
+  for (const row of rows.slice(0, limit)) {
+    const files = Number(row["r_files"] ?? 0);
+    if (files === 0 && row["r_nested"] !== true) continue;
+    const info: TenantInfo = { id: String(row["r_id"]), files, bytes: Number(row["r_bytes"] ?? 0) };
+    tenants.push(row["r_access"] === null ? info : { ...info, lastAccess: Number(row["r_access"]) });
+  }
+  const next = rows.length > limit ? String(rows[limit - 1]?.["r_id"]) : undefined;
+  return next === undefined ? { tenants } : { tenants, next };
+};
