@@ -258,12 +258,13 @@ const counted = async (
       data?: Uint8Array;
       kind?: string;
       file?: { data: Uint8Array };
+      text?: string;
     };
     if (operation === "read" && result?.data) trace.bytesRead += result.data.byteLength;
     if (operation === "readOrList" && result?.kind === "file")
       trace.bytesRead += result.file!.data.byteLength;
-    if (operation === "readLines" && typeof (result as { text?: unknown })?.text === "string")
-      trace.bytesRead += utf8Length((result as { text: string }).text);
+    if (operation === "readLines" && typeof result?.text === "string")
+      trace.bytesRead += utf8Length(result.text);
     return result;
   }
   try {

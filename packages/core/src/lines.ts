@@ -113,6 +113,7 @@ export const scanLines = (bytes: Uint8Array, from: number, through: number): Lin
  * ```
  */
 export const linesOfText = (text: string, from: number, through: number): { lines: number; text: string } => {
+  const endsWithNewline = text.endsWith("\n");
   let seen = 0;
   let start = from <= 1 ? 0 : -1;
   let end = -1;
@@ -121,10 +122,8 @@ export const linesOfText = (text: string, from: number, through: number): { line
     if (seen === from - 1) start = i + 1;
     if (seen === through) end = i;
   }
-  const lines = text === "" ? 0 : text.endsWith("\n") ? seen : seen + 1;
+  const lines = text === "" ? 0 : endsWithNewline ? seen : seen + 1;
   if (start === -1 || start >= text.length) return { lines, text: "" };
-  return {
-    lines,
-    text: text.slice(start, end === -1 ? (text.endsWith("\n") ? text.length - 1 : text.length) : end),
-  };
+  if (end === -1) end = endsWithNewline ? text.length - 1 : text.length;
+  return { lines, text: text.slice(start, end) };
 };
