@@ -29,13 +29,24 @@ const SQLITE_BUSY_MS = 5;
  */
 export const prepareConnection = (db: Database.Database, settings: ConnectionSettings): Engine => {
   // Setting up waits the whole timeout: converting a new file to WAL and creating the schema take locks
-  // that every connection opening the file at the same moment asks for.
-  db.pragma(`busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
-  db.pragma("secure_delete = ON");
-  registerSearchFunction(db);
-  migrate(db);
+  // that every connection opening the file at the same moment asks for. SQLite answers some of those
+  // waits with SQLITE_BUSY at once, without its busy handler (switching a new file to WAL, a read while
+  // another connection recovers the WAL index), so the whole set-up is tried again until the deadline.
+  const deadline = Date.now() + settings.busyTimeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.pragma(`busy_timeout = ${Math.floor(settings.busyTimeoutMs)}`);
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = FULL");
+      db.pragma("secure_delete = ON");
+      registerSearchFunction(db);
+      migrate(db);
+      break;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      pause(Math.random() * Math.min(50, 2 ** attempt));
+    }
+  }
   db.pragma(`busy_timeout = ${Math.min(SQLITE_BUSY_MS, Math.floor(settings.busyTimeoutMs))}`);
   return new Engine(db);
 };

@@ -71,6 +71,59 @@ describe("several processes on one database", () => {
   );
 });
 
+describe("opening a new file while another connection writes to it", () => {
+  // SQLite answers a switch to WAL with SQLITE_BUSY at once, without waiting the busy timeout, while
+  // another connection holds the write lock of a file still in rollback mode: what happens when many
+  // processes open a new file together. The store tries its set-up again until the timeout.
+  it("waits for the other connection instead of failing the command", { timeout: 60_000 }, async () => {
+    const path = freshDiskPath();
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    const store = new SqliteStore({ path, busyTimeoutMs: 30_000 });
+    try {
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          other.exec("COMMIT");
+          resolve();
+        }, 500),
+      );
+      const result = await executeCommand(store, {
+        command: "create",
+        path: "/memories/first.md",
+        file_text: "one\n",
+      });
+      await released;
+      expect(result).toEqual({ content: "File created successfully at: /memories/first.md", isError: false });
+      expect(textOf((await store.read("/memories/first.md"))?.data)).toBe("one\n");
+    } finally {
+      other.close();
+      await store.close();
+    }
+  });
+
+  it("gives up with the SPEC's failure result once the busy timeout has passed", { timeout: 60_000 }, async () => {
+    const path = freshDiskPath();
+    const other = new Database(path);
+    other.exec("BEGIN IMMEDIATE");
+    const store = new SqliteStore({ path, busyTimeoutMs: 200 });
+    try {
+      const result = await executeCommand(store, {
+        command: "create",
+        path: "/memories/first.md",
+        file_text: "one\n",
+      });
+      expect(result).toEqual({
+        content: "Error: create failed for /memories/first.md: the database is locked by another writer",
+        isError: true,
+      });
+    } finally {
+      other.exec("COMMIT");
+      other.close();
+      await store.close();
+    }
+  });
+});
+
 describe("crash safety", () => {
   it(
     "keeps every acknowledged write, tears no file and opens clean across 16 SIGKILLs of a writer",
