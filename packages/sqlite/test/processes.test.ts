@@ -101,27 +101,31 @@ describe("opening a new file while another connection writes to it", () => {
     }
   });
 
-  it("gives up with the SPEC's failure result once the busy timeout has passed", { timeout: 60_000 }, async () => {
-    const path = freshDiskPath();
-    const other = new Database(path);
-    other.exec("BEGIN IMMEDIATE");
-    const store = new SqliteStore({ path, busyTimeoutMs: 200 });
-    try {
-      const result = await executeCommand(store, {
-        command: "create",
-        path: "/memories/first.md",
-        file_text: "one\n",
-      });
-      expect(result).toEqual({
-        content: "Error: create failed for /memories/first.md: the database is locked by another writer",
-        isError: true,
-      });
-    } finally {
-      other.exec("COMMIT");
-      other.close();
-      await store.close();
-    }
-  });
+  it(
+    "gives up with the SPEC's failure result once the busy timeout has passed",
+    { timeout: 60_000 },
+    async () => {
+      const path = freshDiskPath();
+      const other = new Database(path);
+      other.exec("BEGIN IMMEDIATE");
+      const store = new SqliteStore({ path, busyTimeoutMs: 200 });
+      try {
+        const result = await executeCommand(store, {
+          command: "create",
+          path: "/memories/first.md",
+          file_text: "one\n",
+        });
+        expect(result).toEqual({
+          content: "Error: create failed for /memories/first.md: the database is locked by another writer",
+          isError: true,
+        });
+      } finally {
+        other.exec("COMMIT");
+        other.close();
+        await store.close();
+      }
+    },
+  );
 });
 
 describe("crash safety", () => {
