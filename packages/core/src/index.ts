@@ -38,6 +38,13 @@ export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
+export {
+  DEFAULT_LINE_CACHE_BYTES,
+  type HeldLines,
+  LINE_CACHE_SMALLEST_BYTES,
+  LineCache,
+} from "./line-cache.js";
+export { LineIndex } from "./line-index.js";
 export { linesOfText } from "./lines.js";
 export { compareNames, limitListing, orderEntries } from "./listing.js";
 export { InMemoryStore } from "./memory-store.js";

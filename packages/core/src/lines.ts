@@ -6,7 +6,7 @@ export const splitLines = (text: string): string[] => {
   return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
 };
 
-const NEWLINE = 10;
+export const NEWLINE = 10;
 
 /** Number of `\n` in `text[from..to)`; a plain loop beats one `indexOf` call per newline on short lines. */
 export const countNewlines = (text: string, from = 0, to = text.length): number => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { executeCommand } from "../src/execute.js";
 import { ForwardingStore } from "../src/forwarding-store.js";
+import { LineCache } from "../src/line-cache.js";
+import { LineIndex } from "../src/line-index.js";
 import { linesOfText } from "../src/lines.js";
 import { InMemoryStore } from "../src/memory-store.js";
 import { msg } from "../src/messages.js";
@@ -50,6 +52,76 @@ describe("linesOfText", () => {
     ["x\r\ny\r\n", 2, 2, { lines: 2, text: "y\r" }],
   ])("%j from %i through %i", (text, from, through, expected) => {
     expect(linesOfText(text, from, through)).toEqual(expected);
+  });
+});
+
+describe("LineIndex", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const shapes = [
+    "",
+    "a",
+    "a\n",
+    "\n",
+    "\n\n",
+    "a\nb\nc\n",
+    "a\nb\nc",
+    "x\r\ny\r\n",
+    "\uFEFFbom\nline",
+    "é😀\n中文\n\nend",
+    Array.from({ length: 3000 }, (_, i) => `row ${i}`).join("\n"),
+  ];
+
+  it("answers every window of every shape as linesOfText does, with the size in bytes", () => {
+    for (const text of shapes) {
+      const bytes = encode(text);
+      const index = LineIndex.of(bytes)!;
+      const n = index.lines;
+      expect(index.size).toBe(bytes.length);
+      for (const from of [0, 1, 2, 3, n - 1, n, n + 1, n + 2]) {
+        if (from < 0) continue;
+        for (const through of [from, from + 1, from + 5, n, n + 1, 1_000_000, Number.POSITIVE_INFINITY]) {
+          if (through < from) continue;
+          expect(index.window(from, through), JSON.stringify([text.slice(0, 20), from, through])).toEqual({
+            size: bytes.length,
+            ...linesOfText(text, from, through),
+          });
+        }
+      }
+    }
+  });
+
+  it("refuses bytes that are not UTF-8, and counts what it holds", () => {
+    expect(LineIndex.of(new Uint8Array([0x61, 0x0a, 0xff, 0x0a]))).toBeUndefined();
+    const index = LineIndex.of(encode("a\nb\nc\n"))!;
+    expect(index.footprint).toBe(6 + 3 * 4);
+  });
+});
+
+describe("LineCache", () => {
+  const indexOf = (bytes: number) => LineIndex.of(new Uint8Array(bytes).fill(0x61))!;
+
+  it("keeps at most its budget, dropping the least recently used first", () => {
+    const cache = new LineCache(300_000);
+    cache.put("a", "g/1", indexOf(100_000));
+    cache.put("b", "g/1", indexOf(100_000));
+    cache.put("c", "g/1", indexOf(100_000));
+    expect(cache.get("a")?.token).toBe("g/1"); // a is now the most recently used
+    cache.put("d", "g/1", indexOf(100_000));
+    expect(cache.get("b")).toBeUndefined();
+    expect(["a", "c", "d"].map((key) => cache.get(key) !== undefined)).toEqual([true, true, true]);
+    expect(cache.bytes).toBe(300_000);
+  });
+
+  it("keeps neither small files, nor files over the budget, nor bytes read without a token", () => {
+    const cache = new LineCache(150_000);
+    cache.put("small", "g/1", indexOf(1_000));
+    cache.put("large", "g/1", indexOf(200_000));
+    cache.put("fenced", "", indexOf(100_000));
+    expect(cache.bytes).toBe(0);
+    cache.put("kept", "g/1", indexOf(100_000));
+    cache.put("kept", "g/2", indexOf(120_000));
+    expect(cache.get("kept")?.token).toBe("g/2");
+    expect(cache.bytes).toBe(120_000);
   });
 });
 

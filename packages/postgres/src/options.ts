@@ -22,6 +22,13 @@ interface CommonOptions extends ExpiryOptions {
    * Unset: the unscoped store, which never sees its tenants' files.
    */
   tenant?: string | undefined;
+  /**
+   * Bytes of large UTF-8 files (64 KiB and up) kept in this process between `view_range` windows, with
+   * their line offsets: the next window of an unchanged file is a row of a few bytes, not the file.
+   * Shared by the store and its scopes. Not used with expiry (each view then records its access). `0`
+   * turns it off. Default 32 MiB.
+   */
+  lineCacheBytes?: number;
 }
 
 export type PostgresStoreOptions = CommonOptions &
@@ -56,6 +63,10 @@ export const checkOptions = (options: PostgresStoreOptions): void => {
   const expire = options.expireAfterSeconds;
   if (expire !== undefined && !(typeof expire === "number" && Number.isFinite(expire) && expire > 0)) {
     throw new TypeError("PostgresStore: `expireAfterSeconds` must be a positive number of seconds");
+  }
+  const cacheBytes = options.lineCacheBytes;
+  if (cacheBytes !== undefined && !(Number.isSafeInteger(cacheBytes) && cacheBytes >= 0)) {
+    throw new TypeError("PostgresStore: `lineCacheBytes` must be a whole number of bytes, 0 or more");
   }
   if (options.clock !== undefined && typeof options.clock !== "function") {
     throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");

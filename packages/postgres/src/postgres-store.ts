@@ -4,14 +4,15 @@ import {
   backoffDelay,
   ConflictError,
   checkTenant,
+  DEFAULT_LINE_CACHE_BYTES,
   ErasingError,
   type FileData,
   type FileOrListing,
   isStoreError,
+  LineCache,
   type LineWindow,
   type Listing,
   type ListOptions,
-  linesOfText,
   type MemoryStore,
   NotADirectoryError,
   NotFoundError,
@@ -63,6 +64,7 @@ import {
   tenantPageOf,
   tenantsStatement,
 } from "./tenants.js";
+import { windowOfRow } from "./windows.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
@@ -77,6 +79,9 @@ interface Shared {
   readonly sql: Statements;
   readonly expireAfterMs: number | undefined;
   readonly clock: () => number;
+  readonly lineCacheBytes: number;
+  /** The lines of large files kept between `view_range` windows (see `lineCacheBytes`). */
+  lines: LineCache | undefined;
   ready: Promise<void> | undefined;
 }
 
@@ -140,6 +145,8 @@ export class PostgresStore implements MemoryStore {
       sql: statements(names),
       expireAfterMs: options.expireAfterSeconds === undefined ? undefined : options.expireAfterSeconds * 1000,
       clock: options.clock ?? Date.now,
+      lineCacheBytes: options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES,
+      lines: undefined,
       ready: undefined,
     };
   }
@@ -179,13 +186,15 @@ export class PostgresStore implements MemoryStore {
    */
   async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
     if (this.#cutoff() !== null) return undefined;
-    const { sql } = this.#shared;
-    const result = await this.#run(sql.readText, [this.tenantKey, path], false);
+    const shared = this.#shared;
+    if (shared.lineCacheBytes > 0) shared.lines ??= new LineCache(shared.lineCacheBytes);
+    const key = `${this.tenantKey}\u0000${path}`;
+    const held = shared.lines?.get(key);
+    const result = await this.#run(shared.sql.readText, [this.tenantKey, path, held?.token ?? ""], false);
     const row = result.rows[0];
-    if (!row) return null;
-    const text = row["r_text"];
-    if (typeof text !== "string") return undefined;
-    return { size: Number(row["r_size"]), ...linesOfText(text, from, through) };
+    if (row) return windowOfRow(row, shared.lines, key, held, from, through);
+    shared.lines?.delete(key);
+    return null;
   }
 
   async stat(path: string): Promise<Stat | null> {

@@ -62,12 +62,16 @@ export const statements = (n: SqlNames) => {
       `SELECT ${contentColumns("")}, x.version FROM ${n.table} x
         WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'`,
     ),
-    // What a window of lines needs: the file's size and, for a UTF-8 file, its text (NULL for a file stored
-    // as bytes; the caller then reads it whole).
+    // What a window of lines needs: the file's size, a token naming this content for good (the table's
+    // oid, which a table made again does not keep, and the version, from a sequence), whether it is a UTF-8
+    // file (else the caller reads it whole) and its text, unless the caller holds it already ($3: the
+    // token it holds it for, '' for none).
     readText: named(
       "read-text",
-      `SELECT x.size AS r_size,
+      `SELECT x.size AS r_size, x.tableoid::text || '/' || x.version AS r_token,
+              x.utf8 AND current_setting('server_encoding') = 'UTF8' AS r_textual,
               CASE WHEN x.utf8 AND current_setting('server_encoding') = 'UTF8'
+                        AND x.tableoid::text || '/' || x.version <> $3
                    THEN convert_from(x.content, 'UTF8') END AS r_text
         FROM ${n.table} x
         WHERE x.tenant = $1 AND x.path = $2 AND x.kind = 'f'`,

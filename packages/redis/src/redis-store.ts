@@ -4,12 +4,17 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  DEFAULT_LINE_CACHE_BYTES,
   ErasingError,
   type ExpiryOptions,
   expiryOf,
   type FileData,
   type FileOrListing,
   isStoreError,
+  LINE_CACHE_SMALLEST_BYTES,
+  type LineCache,
+  LineIndex,
+  type LineWindow,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -40,6 +45,7 @@ import { lastFailures, readyOf, recommendedRedisOptions } from "./connection.js"
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
+import { lineCacheOf } from "./line-cache.js";
 import { CHANGES, listArguments, listingOf, type Operation, type Reply, text } from "./replies.js";
 import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
@@ -67,6 +73,13 @@ interface CommonOptions extends ExpiryOptions {
    * passes, the operation fails with `StoreFailureError("timed out")`. Default 10 000.
    */
   operationTimeoutMs?: number;
+  /**
+   * Bytes of large files (64 KiB and up) kept in this process between `view_range` windows, with their
+   * line offsets: the next window of an unchanged file asks the server only whether it changed (a reply
+   * of a few bytes, not the file). Shared by every store and scope on one client and sized by the first
+   * of them. `0` turns it off. Default 32 MiB.
+   */
+  lineCacheBytes?: number;
 }
 
 export type RedisStoreOptions = CommonOptions &
@@ -109,6 +122,8 @@ export class RedisStore implements MemoryStore {
   readonly #timeoutMs: number;
   readonly #ownsClient: boolean;
   readonly #expiryOptions: ExpiryOptions;
+  readonly #lineCacheBytes: number;
+  #lineCache: LineCache | undefined;
 
   readonly #scopeOf: { parentBase: string; tenant: string } | undefined;
 
@@ -124,6 +139,7 @@ export class RedisStore implements MemoryStore {
     o.object("redisOptions", { optional: true });
     o.string("prefix", { optional: true, nonEmpty: true });
     o.integer("operationTimeoutMs", { optional: true, min: 1 });
+    o.integer("lineCacheBytes", { optional: true, min: 0 });
     this.keyBase = scopedBase ?? keyBaseOf(options.prefix ?? "mem");
     this.#routingKey = routingKeyOf(this.keyBase);
     const ttl = options.ttlSeconds ?? 0;
@@ -146,6 +162,7 @@ export class RedisStore implements MemoryStore {
       ...(options.clock ? { clock: options.clock } : {}),
     };
     this.#timeoutMs = options.operationTimeoutMs ?? 10_000;
+    this.#lineCacheBytes = options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES;
     if ("client" in options) {
       this.client = options.client;
       this.#ownsClient = false;
@@ -172,6 +189,7 @@ export class RedisStore implements MemoryStore {
       [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
       [SCOPE_OF]: { parentBase: this.keyBase, tenant },
       operationTimeoutMs: this.#timeoutMs,
+      lineCacheBytes: this.#lineCacheBytes,
       ...this.#expiryOptions,
     } as RedisStoreOptions);
   }
@@ -234,6 +252,40 @@ export class RedisStore implements MemoryStore {
     const [data, version] = reply;
     if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
     return { data: new Uint8Array(data), version: text(version) };
+  }
+
+  /**
+   * A `view_range` window from the file's bytes kept in this process (see `lineCacheBytes`) when the
+   * server says they are still the file's, otherwise from the file read now (and kept when large).
+   * One round trip either way; `undefined` (core reads the file) when it is not UTF-8 or caching is off.
+   */
+  async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
+    if (this.#lineCacheBytes === 0) return undefined;
+    this.#lineCache ??= lineCacheOf(this.client, this.#lineCacheBytes);
+    const cache = this.#lineCache;
+    const key = `${this.keyBase}\u0000${path}`;
+    const held = cache.get(key);
+    const reply = await this.#run("readIf", [
+      path,
+      held?.token ?? "",
+      globalThis.crypto.randomUUID(),
+      String(LINE_CACHE_SMALLEST_BYTES),
+    ]);
+    if (!Array.isArray(reply)) {
+      cache.delete(key);
+      return null;
+    }
+    const token = text(reply[1]);
+    if (held && text(reply[0]) === "same") return held.index.window(from, through);
+    const data = reply[2];
+    if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
+    const index = LineIndex.of(new Uint8Array(data));
+    if (!index) {
+      cache.delete(key);
+      return undefined;
+    }
+    cache.put(key, token, index);
+    return index.window(from, through);
   }
 
   async stat(path: string): Promise<Stat | null> {

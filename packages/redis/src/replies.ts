@@ -3,7 +3,17 @@ import type { ListEntry, Listing, ListOptions } from "@mem/core";
 
 export type Reply = Buffer | number | null | Reply[];
 
-export type Operation = "read" | "stat" | "list" | "view" | "write" | "delete" | "rename" | "usage" | "sweep";
+export type Operation =
+  | "read"
+  | "readIf"
+  | "stat"
+  | "list"
+  | "view"
+  | "write"
+  | "delete"
+  | "rename"
+  | "usage"
+  | "sweep";
 
 /** Operations that change data: only their failures can leave the outcome unknown. */
 export const CHANGES: ReadonlySet<Operation> = new Set(["write", "delete", "rename", "sweep"]);

@@ -163,10 +163,15 @@ describe("round trips", () => {
       });
     }
     await executeCommand(kinds, { command: "create", path: "/memories/shared/log.md", file_text: "# log\n" });
+    // Large enough for its bytes to be kept between windows (see line-cache.ts).
+    const big = Array.from({ length: 2_000 }, (_, i) => `line ${i} ${"x".repeat(40)}`).join("\n");
+    await executeCommand(kinds, { command: "create", path: "/memories/big.md", file_text: big });
     const inputs = [
       { command: "view", path: "/memories" },
       { command: "view", path: "/memories/notes/n0.md" },
       { command: "view", path: "/memories/notes/n0.md", view_range: [2, 4] },
+      { command: "view", path: "/memories/big.md", view_range: [10, 20] },
+      { command: "view", path: "/memories/big.md", view_range: [30, 40] },
       { command: "create", path: "/memories/scratch/a.md", file_text: "draft\n" },
       { command: "str_replace", path: "/memories/notes/n1.md", old_str: "state: 0", new_str: "state: 1" },
       { command: "insert", path: "/memories/shared/log.md", insert_line: 1, insert_text: "line" },
@@ -186,16 +191,20 @@ describe("round trips", () => {
         counts.set(name, (counts.get(name) ?? 0) + 1);
       }
       const key = `${input.command}${"view_range" in input ? " range" : ""} ${input.path ?? input.old_path}`;
-      inside[key] =
+      inside[key in inside ? `${key} again` : key] =
         `${sent.length} calls, ${seenInScripts.length} inside: ${[...counts].map(([n, c]) => `${n} ${c}`).join(", ")}`;
     }
     // Without expiry: no clock and no access times; a view reads what it shows, one HMGET per directory
     // for its entries' kinds and another for its subdirectories' sizes. The create makes `scratch`, the
     // rename and delete empty it, so they update its parent's index too.
     expect(inside).toEqual({
-      "view /memories": "1 calls, 16 inside: hget 1, zrange 4, hmget 5, hstrlen 6",
+      "view /memories": "1 calls, 17 inside: hget 1, zrange 4, hmget 5, hstrlen 7",
       "view /memories/notes/n0.md": "1 calls, 2 inside: del 1, hmget 1",
       "view range /memories/notes/n0.md": "1 calls, 2 inside: del 1, hmget 1",
+      // A large file: read whole the first time, with the store's generation (started here); the next
+      // window only asks for the file's version and the generation.
+      "view range /memories/big.md": "1 calls, 5 inside: del 1, hmget 1, get 1, exists 1, set 1",
+      "view range /memories/big.md again": "1 calls, 3 inside: del 1, hget 1, get 1",
       "create /memories/scratch/a.md":
         "1 calls, 20 inside: exists 5, del 1, incr 1, hset 3, zadd 2, hincrby 8",
       "str_replace /memories/notes/n1.md":

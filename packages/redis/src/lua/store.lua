@@ -24,6 +24,10 @@
 -- - `B s`         hash path → size of each file, kept only with expiry: the Redis expiry of a file key
 --                  (the backstop below) must not lose the size the totals need
 -- - `B seq`       the version counter; versions are never reused within a store
+-- - `B g`         the store's generation: a random id a client gave when none was there. Versions start
+--                  again after a purge (or the backstop expiry below) removes `B seq`, and `B g` with it,
+--                  so generation and version together name one content for good: what clients' caches
+--                  of file bytes are checked against (`readIf`)
 -- - `B x`         the erasure fence: present while a purge of this tenant (or of a tenant it is nested in)
 --                  runs, or after one that stopped midway; every write, delete and rename is then refused
 --                  with an `ERASING` error and changes nothing (SPEC §7)
@@ -47,7 +51,7 @@
 --
 -- Answers are Lua tables that Redis turns into arrays; the TypeScript side (../redis-store.ts) reads them by
 -- position, so a change here goes with a change there.
-local argv, base, ttl, op, SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED, now, backstop
+local argv, base, ttl, op, SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED, GEN, now, backstop
 local ROOT = '/memories'
 local function arg(i) return argv[5 + i] end
 
@@ -90,7 +94,7 @@ local function touch(p)
     if dir == ROOT then break end
     dir = parent(dir)
   end
-  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED}) do redis.call('PEXPIRE', k, backstop) end
+  for _, k in ipairs({SEQ, SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED, GEN}) do redis.call('PEXPIRE', k, backstop) end
 end
 
 local function sizeOf(p)
@@ -226,6 +230,36 @@ local function readFile(p)
 end
 
 ops.read = function() return readFile(arg(0)) end
+
+-- A file (an access) for a client that may keep its bytes: `known` is the generation and version it holds
+-- them for (see `B g`; '' for none), `nonce` the generation to start when the store has none, `smallest`
+-- the size from which the client keeps a file. Answers {'same', token} when the client's bytes are the
+-- file's, else {'data', token, bytes} (token '' for a file too small to keep); nil when missing. While the
+-- erasure fence is up no generation is started (it would outlive the purge) and the token is ''.
+ops.readIf = function()
+  local p, known, nonce, smallest = arg(0), arg(1), arg(2), tonumber(arg(3))
+  local fk = fkey(p)
+  local v, h
+  if known == '' then
+    h = readFile(p)
+    if not h then return nil end
+    if #h[1] < smallest then return {'data', '', h[1]} end
+    v = h[2]
+  else
+    v = redis.call('HGET', fk, 'v')
+    if not v then return nil end
+    touch(p)
+  end
+  local g = redis.call('GET', GEN)
+  if not g and not exists(base .. 'x') then
+    g = nonce
+    redis.call('SET', GEN, g)
+    if ttl > 0 then redis.call('PEXPIRE', GEN, backstop) end
+  end
+  local token = g and (g .. '/' .. v) or ''
+  if token ~= '' and token == known then return {'same', token} end
+  return {'data', token, h and h[1] or redis.call('HGET', fk, 'd')}
+end
 
 ops.stat = function()
   local p = arg(0)
@@ -496,7 +530,7 @@ local function main(keys, args)
   argv = args
   base, ttl, op, SEQ = args[1], tonumber(args[2]), args[4], keys[1]
   SIZES, ACCESS, USAGE, FILESIZE = base .. 'z', base .. 't', base .. 'u', base .. 's'
-  COUNTS, FILES, INDEXED = base .. 'n', base .. 'c', base .. 'T'
+  COUNTS, FILES, INDEXED, GEN = base .. 'n', base .. 'c', base .. 'T', base .. 'g'
   if (op == 'write' or op == 'delete' or op == 'rename') and redis.call('EXISTS', base .. 'x') == 1 then
     return redis.error_reply('ERASING the tenant is being erased')
   end
@@ -512,7 +546,7 @@ local function main(keys, args)
   -- with expiry after one of them cannot trust `B t` and starts every clock anew.
   if ttl > 0 then
     if not exists(INDEXED) then startClocks() end
-  elseif op == 'read' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
+  elseif op == 'read' or op == 'readIf' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
     redis.call('DEL', INDEXED)
   end
   if op == 'sweep' then return purge() end
