@@ -80,6 +80,8 @@ export class Engine {
     switch (request.op) {
       case "read":
         return this.#read(tenant, request.path, request.now, request.cutoff !== null);
+      case "readIf":
+        return this.#readIf(tenant, request.path, request.known, request.now, request.cutoff !== null);
       case "stat":
         return this.#stat(tenant, request.path);
       case "list":
@@ -153,6 +155,20 @@ export class Engine {
       data: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
       version: String(row.version),
     };
+  }
+
+  /** The file for a caller that holds its bytes at version `known` (versions are never given twice). */
+  #readIf(tenant: string, path: string, known: string | null, now: number, touch: boolean) {
+    const row = this.#sql("SELECT version FROM mem_files WHERE tenant = ? AND path = ? AND kind = 'f'").get(
+      tenant,
+      path,
+    ) as { version: number } | undefined;
+    if (!row) return null;
+    if (String(row.version) !== known) return this.#read(tenant, path, now, touch);
+    if (touch) {
+      this.#sql("UPDATE mem_files SET accessed_at = ? WHERE tenant = ? AND path = ?").run(now, tenant, path);
+    }
+    return { version: known, data: null };
   }
 
   #stat(tenant: string, path: string): Stat | null {

@@ -28,6 +28,7 @@ interface Base {
 export type Request = Base &
   (
     | { op: "read"; path: string }
+    | { op: "readIf"; path: string; known: string | null }
     | { op: "stat"; path: string }
     | { op: "list"; path: string; depth: number; limit: number | null; countFiles: boolean }
     | { op: "readOrList"; path: string; depth: number; limit: number | null; countFiles: boolean }
@@ -46,6 +47,8 @@ export type Request = Base &
 
 export interface Results {
   read: FileData | null;
+  /** A file's version, and its bytes unless they are at version `known`; `null` when missing. */
+  readIf: { version: string; data: Uint8Array | null } | null;
   stat: Stat | null;
   list: Listing | null;
   readOrList: FileOrListing | null;

@@ -3,12 +3,16 @@ import {
   ConflictError,
   checkOptions,
   checkTenant,
+  DEFAULT_LINE_CACHE_BYTES,
   ErasingError,
   type Expiry,
   type ExpiryOptions,
   expiryOf,
   type FileData,
   type FileOrListing,
+  LineCache,
+  LineIndex,
+  type LineWindow,
   type Listing,
   type ListOptions,
   type MemoryStore,
@@ -44,6 +48,12 @@ export type SqliteStoreOptions = ExpiryOptions & {
    * store on the same file) holds it, before it fails. Default 30,000 ms.
    */
   busyTimeoutMs?: number;
+  /**
+   * Bytes of large files (64 KiB and up) kept in this process between `view_range` windows, with their
+   * line offsets: the next window of an unchanged file asks the database only for its version, not its
+   * bytes. Shared by the store and its scopes. `0` turns it off. Default 32 MiB.
+   */
+  lineCacheBytes?: number;
 } & (
     | {
         /** The database file, created when missing. The store runs it on a thread of its own. */
@@ -76,6 +86,8 @@ interface Shared {
   readonly edits: Map<string, Edit[]>;
   readonly expiry: Expiry | null;
   readonly path: string | undefined;
+  /** The lines of large files kept between `view_range` windows (see `lineCacheBytes`); none when 0. */
+  readonly lines: LineCache | undefined;
 }
 
 const checkStoreOptions = (options: unknown): void => {
@@ -84,6 +96,7 @@ const checkStoreOptions = (options: unknown): void => {
   o.string("path", { optional: true, nonEmpty: true });
   o.object("database", { optional: true });
   o.integer("busyTimeoutMs", { optional: true, min: 0, max: 3_600_000 });
+  o.integer("lineCacheBytes", { optional: true, min: 0 });
   const database = (options as { database?: { prepare?: unknown } }).database;
   if (database !== undefined && typeof database.prepare !== "function") {
     throw new TypeError('SqliteStore: option "database" must be an open better-sqlite3 Database');
@@ -134,6 +147,10 @@ export class SqliteStore implements MemoryStore {
       edits: new Map(),
       expiry,
       path: "path" in options ? options.path : undefined,
+      lines:
+        options.lineCacheBytes === 0
+          ? undefined
+          : new LineCache(options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES),
     };
     this.scopeChain = [];
     this.#key = "";
@@ -156,6 +173,31 @@ export class SqliteStore implements MemoryStore {
 
   read(path: string): Promise<FileData | null> {
     return this.#run({ op: "read", path });
+  }
+
+  /**
+   * A `view_range` window from the file's lines kept in this process (see `lineCacheBytes`) when the
+   * database says the file is still at their version, otherwise from the file read now (and kept when
+   * large). One request either way; `undefined` (core reads the file) when it is not UTF-8 or caching is off.
+   */
+  async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
+    const cache = this.#shared.lines;
+    if (!cache) return undefined;
+    const key = `${this.#key}\u0000${path}`;
+    const held = cache.get(key);
+    const found = await this.#run({ op: "readIf", path, known: held?.token ?? null });
+    if (!found) {
+      cache.delete(key);
+      return null;
+    }
+    if (held && found.data === null) return held.index.window(from, through);
+    const index = found.data && LineIndex.of(found.data);
+    if (!index) {
+      cache.delete(key);
+      return undefined;
+    }
+    cache.put(key, found.version, index);
+    return index.window(from, through);
   }
 
   stat(path: string): Promise<Stat | null> {
