@@ -80,20 +80,25 @@ export const fsBackend = async (env: ChildEnv): Promise<Backend> => {
   return storeBackend(async (ns) => new FsStore({ root: join(env.tmpDir, "fs", ns) }));
 };
 
-type SqliteStoreClass = Constructor<[{ path: string }], MemoryStore>;
+type SqliteStoreClass = Constructor<[{ path: string } & WindowOptions], MemoryStore>;
 
 /**
  * One store per database file, shared by every tool over it: an application serving several agents
  * holds one store per process (its commits are shared between them), as it holds one pool for Postgres.
  */
-export const sqliteBackend = async (env: ChildEnv): Promise<Backend> => {
+/** Options the paging bench gives the stores that keep lines between windows. */
+export interface WindowOptions {
+  lineCacheBytes?: number;
+}
+
+export const sqliteBackend = async (env: ChildEnv, windows: WindowOptions = {}): Promise<Backend> => {
   const SqliteStore = await load<SqliteStoreClass>("@mem/sqlite", "SqliteStore");
   mkdirSync(join(env.tmpDir, "sqlite"), { recursive: true });
   const byNamespace = new Map<string, MemoryStore>();
   return storeBackend(async (ns) => {
     const existing = byNamespace.get(ns);
     if (existing) return existing;
-    const store = new SqliteStore({ path: join(env.tmpDir, "sqlite", `${ns}.db`) });
+    const store = new SqliteStore({ path: join(env.tmpDir, "sqlite", `${ns}.db`), ...windows });
     byNamespace.set(ns, store);
     return store;
   });
@@ -116,16 +121,20 @@ export const encryptedFsBackend = async (env: ChildEnv): Promise<Backend> => {
   });
 };
 
-type RedisStoreClass = Constructor<[{ client: Redis; prefix: string }], MemoryStore>;
+type RedisStoreClass = Constructor<[{ client: Redis; prefix: string } & WindowOptions], MemoryStore>;
 
-export const redisBackend = async (env: ChildEnv, counters: RedisCounters | undefined): Promise<Backend> => {
+export const redisBackend = async (
+  env: ChildEnv,
+  counters: RedisCounters | undefined,
+  windows: WindowOptions = {},
+): Promise<Backend> => {
   if (!env.redisUrl || !counters) throw new Unavailable("no redis-server (see the run's log)");
   const RedisStore = await load<RedisStoreClass>("@mem/redis", "RedisStore");
   const options = ((await import("@mem/redis")) as { recommendedRedisOptions?: RedisOptions })
     .recommendedRedisOptions;
   // Clients are ours (to count their commands); the store does not close a client it was given.
   return storeBackend(
-    async (ns) => new RedisStore({ client: counters.client(options), prefix: `bench-${ns}` }),
+    async (ns) => new RedisStore({ client: counters.client(options), prefix: `bench-${ns}`, ...windows }),
     {
       requestCounters: () => counters.totals(),
       // The clients reconnect forever otherwise, and keep the process alive after the run.
@@ -134,17 +143,23 @@ export const redisBackend = async (env: ChildEnv, counters: RedisCounters | unde
   );
 };
 
-type PostgresStoreClass = Constructor<[{ pool: unknown; tenant: string }], MemoryStore>;
+type PostgresStoreClass = Constructor<[{ pool: unknown; tenant: string } & WindowOptions], MemoryStore>;
 
-export const postgresBackend = async (counters: PgCounters | undefined): Promise<Backend> => {
+export const postgresBackend = async (
+  counters: PgCounters | undefined,
+  windows: WindowOptions = {},
+): Promise<Backend> => {
   if (!counters) throw new Unavailable("no PostgreSQL server (see the run's log)");
   const PostgresStore = await load<PostgresStoreClass>("@mem/postgres", "PostgresStore");
   // One pool (one connection) per tool instance, as separate processes would have; pools are ours (to
   // count their statements), so the store does not end them.
-  return storeBackend(async (ns) => new PostgresStore({ pool: counters.pool(), tenant: `bench-${ns}` }), {
-    requestCounters: () => counters.totals(),
-    cleanup: () => counters.close(),
-  });
+  return storeBackend(
+    async (ns) => new PostgresStore({ pool: counters.pool(), tenant: `bench-${ns}`, ...windows }),
+    {
+      requestCounters: () => counters.totals(),
+      cleanup: () => counters.close(),
+    },
+  );
 };
 
 type S3StoreClass = Constructor<[{ client: unknown; bucket: string; prefix: string }], MemoryStore>;

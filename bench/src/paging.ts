@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:paging [--rounds=N] [--lines=N] [--postgres] [--redis]`: view_range windows over one long
+ * `pnpm bench:paging [--rounds=N] [--lines=N] [--postgres] [--redis] [--uncached]`: view_range windows over one long
  * file, the SDK's own helper (`BetaLocalFilesystemMemoryTool`) against `executeCommand` over InMemoryStore,
  * FsStore and SqliteStore (and PostgresStore, RedisStore with the flags, on servers started for the run),
  * in one process, taking turns of ten views within each round so all see the same machine load. Reports
@@ -22,6 +22,10 @@ const arg = (name: string, fallback: number): number => {
 const rounds = arg("rounds", 7);
 const withPostgres = process.argv.includes("--postgres");
 const withRedis = process.argv.includes("--redis");
+// Stores keep no lines between windows (a budget of one byte): every view reads the file, as when it
+// changes between views.
+const uncached = process.argv.includes("--uncached");
+const windows = uncached ? { lineCacheBytes: 1 } : {};
 const lines = arg("lines", 100_000);
 const pageLines = 100;
 const opsPerRound = arg("ops", 200);
@@ -60,17 +64,21 @@ const main = async () => {
       sdk: await anchorBackend({ tmpDir }),
       memory: await memoryBackend(),
       fs: await fsBackend(env),
-      sqlite: await sqliteBackend(env),
+      sqlite: await sqliteBackend(env, windows),
     };
     if (withPostgres) {
       const server = await startPostgres();
       servers.push(() => server.stop());
-      backends["postgres"] = await postgresBackend(new PgCounters(server.url));
+      backends["postgres"] = await postgresBackend(new PgCounters(server.url), windows);
     }
     if (withRedis) {
       const server = await startRedis();
       servers.push(() => server.stop());
-      backends["redis"] = await redisBackend({ tmpDir, redisUrl: server.url }, new RedisCounters(server.url));
+      backends["redis"] = await redisBackend(
+        { tmpDir, redisUrl: server.url },
+        new RedisCounters(server.url),
+        windows,
+      );
     }
     const names = Object.keys(backends);
     const stores = names.filter((name) => name !== "sdk");
@@ -118,7 +126,8 @@ const main = async () => {
       await Promise.all(names.map((name) => backends[name]!.close()));
     }
     console.log(
-      `paging ${lines.toLocaleString("en-US")} lines, windows of ${pageLines}, ${rounds} rounds of ${opsPerRound}, ` +
+      `paging ${lines.toLocaleString("en-US")} lines, windows of ${pageLines}, ${rounds} rounds of ${opsPerRound}` +
+        `${uncached ? ", no lines kept between windows" : ""}, ` +
         `load average ${median(load).toFixed(1)} (target >= 1.5x the SDK helper):`,
     );
     console.log(`  sdk: median ${median(rates.sdk!).toFixed(0)} ops/s`);

@@ -38,6 +38,11 @@ export class LineCache {
     return this.#bytes;
   }
 
+  /** Whether a file of `size` bytes would be kept (see `put`): else a store reads its window in one pass. */
+  keeps(size: number): boolean {
+    return size >= LINE_CACHE_SMALLEST_BYTES && size <= this.budget;
+  }
+
   get(key: string): HeldLines | undefined {
     const held = this.#entries.get(key);
     if (held) {

@@ -81,10 +81,11 @@ describe("LineIndex", () => {
         if (from < 0) continue;
         for (const through of [from, from + 1, from + 5, n, n + 1, 1_000_000, Number.POSITIVE_INFINITY]) {
           if (through < from) continue;
-          expect(index.window(from, through), JSON.stringify([text.slice(0, 20), from, through])).toEqual({
-            size: bytes.length,
-            ...linesOfText(text, from, through),
-          });
+          const expected = { size: bytes.length, ...linesOfText(text, from, through) };
+          const label = JSON.stringify([text.slice(0, 20), from, through]);
+          expect(index.window(from, through), label).toEqual(expected);
+          expect(LineIndex.ofText(text, bytes.length).window(from, through), label).toEqual(expected);
+          expect(LineIndex.windowOf(bytes, from, through), label).toEqual(expected);
         }
       }
     }
@@ -92,6 +93,7 @@ describe("LineIndex", () => {
 
   it("refuses bytes that are not UTF-8, and counts what it holds", () => {
     expect(LineIndex.of(new Uint8Array([0x61, 0x0a, 0xff, 0x0a]))).toBeUndefined();
+    expect(LineIndex.windowOf(new Uint8Array([0x61, 0x0a, 0xff, 0x0a]), 1, 1)).toBeUndefined();
     const index = LineIndex.of(encode("a\nb\nc\n"))!;
     expect(index.footprint).toBe(6 + 3 * 4);
   });
@@ -118,6 +120,12 @@ describe("LineCache", () => {
     cache.put("large", "g/1", indexOf(200_000));
     cache.put("fenced", "", indexOf(100_000));
     expect(cache.bytes).toBe(0);
+    expect([1_000, 100_000, 150_000, 200_000].map((size) => cache.keeps(size))).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ]);
     cache.put("kept", "g/1", indexOf(100_000));
     cache.put("kept", "g/2", indexOf(120_000));
     expect(cache.get("kept")?.token).toBe("g/2");

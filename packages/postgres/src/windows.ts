@@ -3,16 +3,7 @@
  * a large one's through the store's `LineCache`, so that the next window of an unchanged file costs a
  * row of a few bytes instead of the file.
  */
-import {
-  type HeldLines,
-  LINE_CACHE_SMALLEST_BYTES,
-  type LineCache,
-  LineIndex,
-  type LineWindow,
-  linesOfText,
-} from "@mem/core";
-
-const encoder = new TextEncoder();
+import { type HeldLines, type LineCache, LineIndex, type LineWindow, linesOfText } from "@mem/core";
 
 /**
  * The window from `row`, the statement's answer for a caller that held `held` (from `cache`, under `key`)
@@ -36,9 +27,11 @@ export const windowOfRow = (
   const text = row["r_text"];
   if (typeof text !== "string") return undefined;
   const size = Number(row["r_size"]);
-  if (!cache || size < LINE_CACHE_SMALLEST_BYTES) return { size, ...linesOfText(text, from, through) };
-  const index = LineIndex.of(encoder.encode(text));
-  if (!index) return undefined;
+  if (!cache?.keeps(size)) {
+    cache?.delete(key);
+    return { size, ...linesOfText(text, from, through) };
+  }
+  const index = LineIndex.ofText(text, size);
   cache.put(key, token, index);
   return index.window(from, through);
 };

@@ -279,6 +279,10 @@ export class RedisStore implements MemoryStore {
     if (held && text(reply[0]) === "same") return held.index.window(from, through);
     const data = reply[2];
     if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
+    if (!cache.keeps(data.length)) {
+      cache.delete(key);
+      return LineIndex.windowOf(data, from, through);
+    }
     const index = LineIndex.of(new Uint8Array(data));
     if (!index) {
       cache.delete(key);

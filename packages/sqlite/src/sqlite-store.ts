@@ -191,6 +191,10 @@ export class SqliteStore implements MemoryStore {
       return null;
     }
     if (held && found.data === null) return held.index.window(from, through);
+    if (found.data && !cache.keeps(found.data.byteLength)) {
+      cache.delete(key);
+      return LineIndex.windowOf(found.data, from, through);
+    }
     const index = found.data && LineIndex.of(found.data);
     if (!index) {
       cache.delete(key);
