@@ -112,7 +112,7 @@ const SUITES = {
   },
   mounts: <S extends MemoryStore>(s: Setup<S>) => mountsSuite(s.harness),
   search: <S extends MemoryStore>(s: Setup<S>) => searchSuite(s.harness, s.target.tenants === true),
-  windows: <S extends MemoryStore>(s: Setup<S>) => windowsSuite(s.harness),
+  windows: <S extends MemoryStore>(s: Setup<S>) => windowsSuite(s.harness, s.target.erasure !== undefined),
 } satisfies Record<string, Suite>;
 
 /** The name of one suite of the conformance: what `skip` lists and `conformanceSuites` is keyed by. */

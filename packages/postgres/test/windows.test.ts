@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createConnection, createServer, type Server } from "node:net";
 import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
+import { numberedText } from "@mem/testkit";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStore } from "../src/index.js";
@@ -40,12 +41,6 @@ const proxiedPool = (): pg.Pool => {
   return postgres.pool({ connectionString: url.toString(), max: 1 });
 };
 
-/** A text of `n` numbered lines tagged `tag`, about 60 bytes each. */
-const textOf = (tag: string, n: number): string =>
-  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1} ${"x".repeat(40)}`)
-    .join("\n")
-    .concat("\n");
-
 const create = (store: MemoryStore, path: string, text: string) =>
   executeCommand(store, { command: "create", path, file_text: text });
 const view = (store: MemoryStore, path: string, range: [number, number]) =>
@@ -55,7 +50,7 @@ describe("view_range windows from lines kept between views", () => {
   it("gets a row of a few bytes for an unchanged file, and shows what a whole read would", async () => {
     const store = new PostgresStore({ pool: proxiedPool(), table: postgres.freshTable(), tenant: "a" });
     const reference = new InMemoryStore();
-    const text = textOf("a", 12_000); // about 700 KB
+    const text = numberedText("a", 12_000); // about 700 KB
     for (const s of [store, reference])
       expect((await create(s, "/memories/big.md", text)).isError).toBe(false);
     const before = received;
@@ -77,38 +72,18 @@ describe("view_range windows from lines kept between views", () => {
     expect(received - afterFirst).toBeLessThan(2_000);
   });
 
-  it("never shows a window of a file another process has changed or deleted since", async () => {
-    const table = postgres.freshTable();
-    const store = new PostgresStore({ pool: postgres.pool(), table, tenant: "b" });
-    const other = new PostgresStore({ pool: postgres.pool(), table, tenant: "b" });
-    await create(store, "/memories/big.md", textOf("old", 3_000));
-    expect((await view(store, "/memories/big.md", [3, 3])).content).toContain("old line 3");
-    await executeCommand(other, {
-      command: "str_replace",
-      path: "/memories/big.md",
-      old_str: "old line 3 ",
-      new_str: "new line 3 ",
-    });
-    expect((await view(store, "/memories/big.md", [3, 3])).content).toContain("new line 3");
-    await executeCommand(other, { command: "delete", path: "/memories/big.md" });
-    expect(await view(store, "/memories/big.md", [3, 3])).toEqual({
-      content: "The path /memories/big.md does not exist. Please provide a valid path.",
-      isError: true,
-    });
-  });
-
   it("never mistakes a table made again, with the same versions, for the one whose lines it kept", async () => {
     const table = postgres.freshTable();
     const pool = postgres.pool();
     const store = new PostgresStore({ pool, table, tenant: "c" });
-    await create(store, "/memories/big.md", textOf("before", 3_000));
+    await create(store, "/memories/big.md", numberedText("before", 3_000));
     expect((await view(store, "/memories/big.md", [2, 2])).content).toContain("before line 2");
     const { version } = (await store.read("/memories/big.md"))!;
     // Dropped with its sequence and made again by a store of another process: versions start over.
     await postgres.sql(`DROP TABLE ${table} CASCADE`);
     await postgres.sql(`DROP SEQUENCE IF EXISTS ${table}_versions`);
     const again = new PostgresStore({ pool: postgres.pool(), table, tenant: "c" });
-    await create(again, "/memories/big.md", textOf("after", 3_000));
+    await create(again, "/memories/big.md", numberedText("after", 3_000));
     expect((await again.read("/memories/big.md"))?.version).toBe(version);
     expect((await view(store, "/memories/big.md", [2, 2])).content).toContain("after line 2");
   });
@@ -120,7 +95,7 @@ describe("view_range windows from lines kept between views", () => {
       tenant: "d",
       lineCacheBytes: 0,
     });
-    const text = textOf("z", 3_000);
+    const text = numberedText("z", 3_000);
     await create(store, "/memories/big.md", text);
     expect((await view(store, "/memories/big.md", [2, 2])).content).toContain("z line 2");
     const before = received;

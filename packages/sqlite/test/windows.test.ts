@@ -1,4 +1,5 @@
 import { executeCommand, InMemoryStore, type MemoryStore } from "@mem/core";
+import { numberedText } from "@mem/testkit";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../src/index.js";
@@ -13,12 +14,6 @@ const open = (options: ConstructorParameters<typeof SqliteStore>[0]): SqliteStor
   opened.push(store);
   return store;
 };
-
-/** A text of `n` numbered lines tagged `tag`, about 60 bytes each. */
-const textOf = (tag: string, n: number): string =>
-  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1} ${"x".repeat(40)}`)
-    .join("\n")
-    .concat("\n");
 
 const create = (store: MemoryStore, path: string, text: string) =>
   executeCommand(store, { command: "create", path, file_text: text });
@@ -42,7 +37,7 @@ describe("view_range windows from lines kept between views", () => {
     const path = freshPath();
     const store = open({ path });
     const reference = new InMemoryStore();
-    const text = textOf("a", 3_000);
+    const text = numberedText("a", 3_000);
     for (const s of [store, reference])
       expect((await create(s, "/memories/big.md", text)).isError).toBe(false);
     for (const range of [
@@ -56,7 +51,7 @@ describe("view_range windows from lines kept between views", () => {
       );
     }
     // Bytes changed without a new version are not seen: the window came from the lines kept.
-    tamper(path, "/memories/big.md", textOf("tampered", 3_000));
+    tamper(path, "/memories/big.md", numberedText("tampered", 3_000));
     expect((await view(store, "/memories/big.md", [5, 5])).content).toContain("a line 5");
     // A change through any store gives a new version, and the window follows it.
     const peer = open({ path });
@@ -77,22 +72,10 @@ describe("view_range windows from lines kept between views", () => {
     });
   });
 
-  it("shows a tenant's file created again after a purge, whose version is new", async () => {
-    const root = open({ path: freshPath() });
-    const tenant = root.scope("alice");
-    await create(tenant, "/memories/big.md", textOf("before", 3_000));
-    expect((await view(tenant, "/memories/big.md", [2, 2])).content).toContain("before line 2");
-    const first = (await tenant.read("/memories/big.md"))?.version;
-    await tenant.purge();
-    await create(tenant, "/memories/big.md", textOf("after", 3_000));
-    expect((await tenant.read("/memories/big.md"))?.version).not.toBe(first);
-    expect((await view(tenant, "/memories/big.md", [2, 2])).content).toContain("after line 2");
-  });
-
   it("lets an expired file be missing although its lines were kept", async () => {
     let now = 1_000_000;
     const store = open({ path: freshPath(), expireAfterSeconds: 60, clock: () => now });
-    await create(store, "/memories/big.md", textOf("e", 3_000));
+    await create(store, "/memories/big.md", numberedText("e", 3_000));
     expect((await view(store, "/memories/big.md", [1, 1])).content).toContain("e line 1");
     now += 30_000;
     expect((await view(store, "/memories/big.md", [1, 1])).content).toContain("e line 1");
@@ -102,7 +85,7 @@ describe("view_range windows from lines kept between views", () => {
 
   it("reads the file whole when caching is off, and refuses a negative size", async () => {
     const store = open({ path: freshPath(), lineCacheBytes: 0 });
-    await create(store, "/memories/big.md", textOf("z", 3_000));
+    await create(store, "/memories/big.md", numberedText("z", 3_000));
     expect(await store.readLines("/memories/big.md", 1, 2)).toBeUndefined();
     expect((await view(store, "/memories/big.md", [2, 2])).content).toContain("z line 2");
     expect(() => new SqliteStore({ path: freshPath(), lineCacheBytes: -1 })).toThrow(

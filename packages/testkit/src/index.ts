@@ -14,4 +14,5 @@ export * from "./scripted-api.js";
 export * from "./sealed.js";
 export * from "./search-script.js";
 export * from "./surface.js";
+export * from "./texts.js";
 export * from "./turns.js";

@@ -38,10 +38,15 @@ const rangesFor = (n: number): [number, number][] => [
   [120, 180],
 ];
 
+/** A large file (about 180 KB, beyond what stores keep between windows), its lines tagged `tag`. */
+const largeText = (tag: string): string =>
+  `${Array.from({ length: 3_000 }, (_, i) => `${tag} line ${i + 1} ${"x".repeat(40)}`).join("\n")}\n`;
+
 const lineCount = (text: string): number =>
   text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 
-export function windowsSuite<S extends MemoryStore>(harness: Harness<S>): void {
+/** `purges`: the target's stores have scopes whose `purge()` works (the erasure suite runs). */
+export function windowsSuite<S extends MemoryStore>(harness: Harness<S>, purges: boolean): void {
   const { describe, it, expect } = harness;
   describe("view_range windows", () => {
     it(
@@ -73,6 +78,62 @@ export function windowsSuite<S extends MemoryStore>(harness: Harness<S>): void {
         }),
       harness.timeout,
     );
+
+    it(
+      "shows every change another instance makes to a large file at the next window",
+      () =>
+        harness.withStore(async (store) => {
+          const path = "/memories/w/large.md";
+          const reference = new InMemoryStore();
+          const { peer, release } = await harness.openPeer(store);
+          try {
+            const steps: Array<[MemoryStore, Record<string, unknown>]> = [
+              [store, { command: "create", path, file_text: largeText("old") }],
+              [peer, { command: "str_replace", path, old_str: "old line 3 ", new_str: "new line 3 " }],
+              [peer, { command: "insert", path, insert_line: 0, insert_text: "top" }],
+              [peer, { command: "delete", path }],
+              [peer, { command: "create", path, file_text: largeText("again") }],
+            ];
+            for (const [by, input] of steps) {
+              expect((await executeCommand(by, input)).isError, JSON.stringify(input).slice(0, 80)).toBe(
+                (await executeCommand(reference, input)).isError,
+              );
+              for (const view_range of [
+                [1, 4],
+                [2_990, -1],
+              ]) {
+                const view = { command: "view", path, view_range };
+                const label = `${String(input["command"])} ${JSON.stringify(view_range)}`;
+                expect(await executeCommand(store, view), label).toEqual(
+                  await executeCommand(reference, view),
+                );
+              }
+            }
+          } finally {
+            await release();
+          }
+        }),
+      harness.timeout,
+    );
+
+    if (purges) {
+      it(
+        "shows a tenant's large file created again after a purge, not the one before it",
+        () =>
+          harness.withStore(async (store) => {
+            const path = "/memories/w/large.md";
+            const tenant = store.scope!("kept");
+            for (const tag of ["before", "after"]) {
+              const create = { command: "create", path, file_text: largeText(tag) };
+              expect((await executeCommand(tenant, create)).isError).toBe(false);
+              const view = await executeCommand(tenant, { command: "view", path, view_range: [2, 2] });
+              expect(view.content).toContain(`${tag} line 2 `);
+              if (tag === "before") await tenant.purge!();
+            }
+          }),
+        harness.timeout,
+      );
+    }
 
     it(
       "answers readLines, where the store has it, with the file's size, its line count and the window",
