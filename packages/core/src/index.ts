@@ -40,6 +40,7 @@ export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
 export {
   DEFAULT_LINE_CACHE_BYTES,
+  type FileAtToken,
   type HeldLines,
   LINE_CACHE_SMALLEST_BYTES,
   LineCache,

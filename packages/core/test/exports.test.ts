@@ -32,6 +32,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "ExecuteOptions",
       "Expiry",
       "ExpiryOptions",
+      "FileAtToken",
       "FileData",
       "FileOrListing",
       "ForwardingStore",

@@ -131,6 +131,45 @@ describe("LineCache", () => {
     expect(cache.get("kept")?.token).toBe("g/2");
     expect(cache.bytes).toBe(120_000);
   });
+
+  it("answers readLines from what the server said: missing, unchanged, or the content now", () => {
+    const cache = new LineCache(1_000_000);
+    const text = Array.from({ length: 2_000 }, (_, i) => `line ${i + 1} ${"x".repeat(40)}`).join("\n");
+    const bytes = new TextEncoder().encode(text);
+    const expected = (from: number, through: number) => ({
+      size: bytes.length,
+      ...linesOfText(text, from, through),
+    });
+    // Large bytes are kept, as their own memory when they are a view of a larger buffer.
+    const padded = new Uint8Array(bytes.length + 8);
+    padded.set(bytes, 4);
+    const view = padded.subarray(4, 4 + bytes.length);
+    expect(cache.window("a", cache.get("a"), { token: "1", content: view }, 5, 6)).toEqual(expected(5, 6));
+    padded.fill(0x7a);
+    expect(cache.get("a")?.token).toBe("1");
+    expect(cache.window("a", cache.get("a"), { token: "1", content: null }, 1_999, 2_005)).toEqual(
+      expected(1_999, 2_005),
+    );
+    // A new token replaces what was kept; a text keeps its lines too.
+    expect(
+      cache.window("a", cache.get("a"), { token: "2", content: text, size: bytes.length }, 7, 7),
+    ).toEqual(expected(7, 7));
+    expect(cache.get("a")?.token).toBe("2");
+    // Missing, or bytes that are not UTF-8: nothing kept, and null or undefined.
+    expect(cache.window("a", cache.get("a"), null, 1, 1)).toBeNull();
+    expect(cache.get("a")).toBeUndefined();
+    const notUtf8 = new Uint8Array(bytes.length).fill(0xff);
+    expect(cache.window("b", undefined, { token: "3", content: notUtf8 }, 1, 1)).toBeUndefined();
+    // Small files and a cache of size 0 keep nothing, and still answer in one pass.
+    expect(new LineCache(0).window("c", undefined, { token: "4", content: bytes }, 3, 4)).toEqual(
+      expected(3, 4),
+    );
+    expect(cache.window("d", undefined, { token: "5", content: bytes.subarray(0, 100) }, 1, 1)).toEqual({
+      size: 100,
+      ...linesOfText(text.slice(0, 100), 1, 1),
+    });
+    expect(cache.get("c") ?? cache.get("d")).toBeUndefined();
+  });
 });
 
 describe("view_range through a store's readLines", () => {

@@ -26,7 +26,7 @@ interface CommonOptions extends ExpiryOptions {
    * Bytes of large UTF-8 files (64 KiB and up) kept in this process between `view_range` windows, with
    * their line offsets: the next window of an unchanged file is a row of a few bytes, not the file.
    * Shared by the store and its scopes. Not used with expiry (each view then records its access). `0`
-   * turns it off. Default 32 MiB.
+   * keeps nothing (each window is cut from the text sent for it). Default 32 MiB.
    */
   lineCacheBytes?: number;
 }

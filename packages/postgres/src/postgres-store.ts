@@ -64,7 +64,6 @@ import {
   tenantPageOf,
   tenantsStatement,
 } from "./tenants.js";
-import { windowOfRow } from "./windows.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
@@ -79,9 +78,8 @@ interface Shared {
   readonly sql: Statements;
   readonly expireAfterMs: number | undefined;
   readonly clock: () => number;
-  readonly lineCacheBytes: number;
   /** The lines of large files kept between `view_range` windows (see `lineCacheBytes`). */
-  lines: LineCache | undefined;
+  readonly lines: LineCache;
   ready: Promise<void> | undefined;
 }
 
@@ -145,8 +143,7 @@ export class PostgresStore implements MemoryStore {
       sql: statements(names),
       expireAfterMs: options.expireAfterSeconds === undefined ? undefined : options.expireAfterSeconds * 1000,
       clock: options.clock ?? Date.now,
-      lineCacheBytes: options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES,
-      lines: undefined,
+      lines: new LineCache(options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES),
       ready: undefined,
     };
   }
@@ -180,21 +177,23 @@ export class PostgresStore implements MemoryStore {
   }
 
   /**
-   * A window of a text file's lines from its text (view with `view_range`), without turning the text
-   * into bytes and back. With expiry on, or for a file stored as bytes, `undefined`: view then reads the
+   * A window of a text file's lines (view with `view_range`) from its text, without turning the text into
+   * bytes and back, or from the lines kept since an earlier window when the file is still at their version
+   * (see `lineCacheBytes`). With expiry on, or for a file stored as bytes, `undefined`: view then reads the
    * whole file (a read that also records the access).
    */
   async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
     if (this.#cutoff() !== null) return undefined;
-    const shared = this.#shared;
-    if (shared.lineCacheBytes > 0) shared.lines ??= new LineCache(shared.lineCacheBytes);
+    const { sql, lines } = this.#shared;
     const key = `${this.tenantKey}\u0000${path}`;
-    const held = shared.lines?.get(key);
-    const result = await this.#run(shared.sql.readText, [this.tenantKey, path, held?.token ?? ""], false);
+    const held = lines.get(key);
+    const result = await this.#run(sql.readText, [this.tenantKey, path, held?.token ?? ""], false);
     const row = result.rows[0];
-    if (row) return windowOfRow(row, shared.lines, key, held, from, through);
-    shared.lines?.delete(key);
-    return null;
+    // No text for a file stored as bytes (not UTF-8, or holding NUL): core then reads it whole.
+    const text = row?.["r_text"];
+    const found = row && { token: String(row["r_token"]), size: Number(row["r_size"]) };
+    const content = typeof text === "string" ? text : null;
+    return lines.window(key, held, found ? { ...found, content } : null, from, through);
   }
 
   async stat(path: string): Promise<Stat | null> {

@@ -13,7 +13,6 @@ import {
   isStoreError,
   LINE_CACHE_SMALLEST_BYTES,
   type LineCache,
-  LineIndex,
   type LineWindow,
   type Listing,
   type ListOptions,
@@ -122,8 +121,8 @@ export class RedisStore implements MemoryStore {
   readonly #timeoutMs: number;
   readonly #ownsClient: boolean;
   readonly #expiryOptions: ExpiryOptions;
-  readonly #lineCacheBytes: number;
-  #lineCache: LineCache | undefined;
+  /** The client's kept lines (see `lineCacheBytes`); none when it is 0. */
+  readonly #lineCache: LineCache | undefined;
 
   readonly #scopeOf: { parentBase: string; tenant: string } | undefined;
 
@@ -162,7 +161,6 @@ export class RedisStore implements MemoryStore {
       ...(options.clock ? { clock: options.clock } : {}),
     };
     this.#timeoutMs = options.operationTimeoutMs ?? 10_000;
-    this.#lineCacheBytes = options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES;
     if ("client" in options) {
       this.client = options.client;
       this.#ownsClient = false;
@@ -175,6 +173,8 @@ export class RedisStore implements MemoryStore {
       this.client = client;
       this.#ownsClient = true;
     }
+    const lineCacheBytes = options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES;
+    this.#lineCache = lineCacheBytes === 0 ? undefined : lineCacheOf(this.client, lineCacheBytes);
   }
 
   /**
@@ -189,7 +189,7 @@ export class RedisStore implements MemoryStore {
       [SCOPED_BASE]: scopedKeyBase(this.keyBase, tenant),
       [SCOPE_OF]: { parentBase: this.keyBase, tenant },
       operationTimeoutMs: this.#timeoutMs,
-      lineCacheBytes: this.#lineCacheBytes,
+      lineCacheBytes: this.#lineCache?.budget ?? 0,
       ...this.#expiryOptions,
     } as RedisStoreOptions);
   }
@@ -260,9 +260,8 @@ export class RedisStore implements MemoryStore {
    * One round trip either way; `undefined` (core reads the file) when it is not UTF-8 or caching is off.
    */
   async readLines(path: string, from: number, through: number): Promise<LineWindow | null | undefined> {
-    if (this.#lineCacheBytes === 0) return undefined;
-    this.#lineCache ??= lineCacheOf(this.client, this.#lineCacheBytes);
     const cache = this.#lineCache;
+    if (!cache) return undefined;
     const key = `${this.keyBase}\u0000${path}`;
     const held = cache.get(key);
     const reply = await this.#run("readIf", [
@@ -271,25 +270,12 @@ export class RedisStore implements MemoryStore {
       globalThis.crypto.randomUUID(),
       String(LINE_CACHE_SMALLEST_BYTES),
     ]);
-    if (!Array.isArray(reply)) {
-      cache.delete(key);
-      return null;
-    }
-    const token = text(reply[1]);
-    if (held && text(reply[0]) === "same") return held.index.window(from, through);
-    const data = reply[2];
-    if (!Buffer.isBuffer(data)) throw new StoreFailureError("unexpected reply from redis");
-    if (!cache.keeps(data.length)) {
-      cache.delete(key);
-      return LineIndex.windowOf(data, from, through);
-    }
-    const index = LineIndex.of(new Uint8Array(data));
-    if (!index) {
-      cache.delete(key);
-      return undefined;
-    }
-    cache.put(key, token, index);
-    return index.window(from, through);
+    if (!Array.isArray(reply)) return cache.window(key, held, null, from, through);
+    const [kind, token, data] = reply;
+    const content = text(kind) === "same" ? null : data;
+    if (content !== null && !Buffer.isBuffer(content))
+      throw new StoreFailureError("unexpected reply from redis");
+    return cache.window(key, held, { token: text(token), content }, from, through);
   }
 
   async stat(path: string): Promise<Stat | null> {

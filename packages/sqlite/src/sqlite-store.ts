@@ -11,7 +11,6 @@ import {
   type FileData,
   type FileOrListing,
   LineCache,
-  LineIndex,
   type LineWindow,
   type Listing,
   type ListOptions,
@@ -186,22 +185,8 @@ export class SqliteStore implements MemoryStore {
     const key = `${this.#key}\u0000${path}`;
     const held = cache.get(key);
     const found = await this.#run({ op: "readIf", path, known: held?.token ?? null });
-    if (!found) {
-      cache.delete(key);
-      return null;
-    }
-    if (held && found.data === null) return held.index.window(from, through);
-    if (found.data && !cache.keeps(found.data.byteLength)) {
-      cache.delete(key);
-      return LineIndex.windowOf(found.data, from, through);
-    }
-    const index = found.data && LineIndex.of(found.data);
-    if (!index) {
-      cache.delete(key);
-      return undefined;
-    }
-    cache.put(key, found.version, index);
-    return index.window(from, through);
+    const answer = found && { token: found.version, content: found.data };
+    return cache.window(key, held, answer, from, through);
   }
 
   stat(path: string): Promise<Stat | null> {
