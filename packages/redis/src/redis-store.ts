@@ -39,7 +39,7 @@ import {
   type WriteCondition,
   type WriteQuota,
 } from "@mem/core";
-import { type Cluster, Redis, type RedisOptions } from "ioredis";
+import { type Cluster, Command, Redis, type RedisOptions } from "ioredis";
 import { lastFailures, readyOf, recommendedRedisOptions } from "./connection.js";
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
@@ -478,7 +478,11 @@ export class RedisStore implements MemoryStore {
       const send = (command: "fcall" | "evalsha" | "eval", code: string): Promise<Reply> => {
         if (settled) return Promise.reject(new StoreFailureError("timed out"));
         handedOver = true;
-        return client.callBuffer(command, [code, ...keys]) as Promise<Reply>;
+        // Sent as a Command of its own, not through `callBuffer`: with `enableAutoPipelining` on, ioredis
+        // 5 mangles `callBuffer`'s arguments (a TypeError thrown outside any promise, or another command).
+        const sent = new Command(command, [code, ...keys], { replyEncoding: null });
+        client.sendCommand(sent);
+        return sent.promise as Promise<Reply>;
       };
       const asScript = (): Promise<Reply> =>
         send("evalsha", STORE_SCRIPT_SHA).catch((error: unknown) => {
