@@ -86,3 +86,17 @@ export const readyOf = (client: Redis | Cluster): Promise<void> => {
   readiness.set(client, ready);
   return ready;
 };
+
+/**
+ * Refuses a client whose commands ioredis would rewrite with a `keyPrefix`: the keys the store's Lua code
+ * builds would not carry it while its plain commands' keys would, so listings of files (`files()`, what
+ * backups and search read) and of tenants would come back empty. `where` names the option in the error.
+ */
+export const refuseKeyPrefix = (options: { keyPrefix?: unknown } | undefined, where: string): void => {
+  const prefix = options?.keyPrefix;
+  if (typeof prefix === "string" && prefix !== "") {
+    throw new TypeError(
+      `RedisStore: ${where} is not supported (the store's scripts build their own keys); give the namespace as \`prefix\` instead`,
+    );
+  }
+};

@@ -40,7 +40,7 @@ import {
   type WriteQuota,
 } from "@mem/core";
 import { type Cluster, Command, Redis, type RedisOptions } from "ioredis";
-import { lastFailures, readyOf, recommendedRedisOptions } from "./connection.js";
+import { lastFailures, readyOf, recommendedRedisOptions, refuseKeyPrefix } from "./connection.js";
 import { mayBeApplied, toStoreFailure } from "./failure.js";
 import { keyBaseOf, routingKeyOf, scopedKeyBase } from "./keys.js";
 import { loadLibrary, refusesFunctions, scriptOnly } from "./library.js";
@@ -162,9 +162,13 @@ export class RedisStore implements MemoryStore {
     };
     this.#timeoutMs = options.operationTimeoutMs ?? 10_000;
     if ("client" in options) {
+      const { options: own } = options.client as { options?: { keyPrefix?: unknown; redisOptions?: object } };
+      refuseKeyPrefix(own, "the client's `keyPrefix` option");
+      refuseKeyPrefix(own?.redisOptions, "the client's `redisOptions.keyPrefix` option");
       this.client = options.client;
       this.#ownsClient = false;
     } else {
+      refuseKeyPrefix(options.redisOptions, "`redisOptions.keyPrefix`");
       const client = new Redis(options.url, { ...recommendedRedisOptions, ...options.redisOptions });
       // Failures surface per operation as StoreFailureError; without a listener ioredis would log them.
       client.on("error", (error: unknown) => {

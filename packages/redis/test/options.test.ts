@@ -33,6 +33,23 @@ describe("RedisStore options", () => {
       new TypeError('RedisStore: option "redisOptions" must be an object'),
     );
   });
+
+  it("refuses an ioredis keyPrefix, whose keys the store's scripts would not use, before connecting", () => {
+    const advice =
+      "is not supported (the store's scripts build their own keys); give the namespace as `prefix` instead";
+    expect(make({ url: "redis://127.0.0.1:1", redisOptions: { keyPrefix: "app:" } })).toThrow(
+      new TypeError(`RedisStore: \`redisOptions.keyPrefix\` ${advice}`),
+    );
+    const client = new Redis({ keyPrefix: "app:", lazyConnect: true });
+    expect(make({ client })).toThrow(
+      new TypeError(`RedisStore: the client's \`keyPrefix\` option ${advice}`),
+    );
+    expect(client.status).toBe("wait");
+    client.disconnect();
+    const plain = new Redis({ lazyConnect: true });
+    expect(make({ client: plain })).not.toThrow();
+    plain.disconnect();
+  });
 });
 
 describe("RedisStore.check", () => {
