@@ -46,8 +46,9 @@ it("lists a directory of a 10,000-file table without a sequential scan", { timeo
     expect(root?.entries).toHaveLength(1_100);
     expect(root?.size).toBe(20_000);
     expect(await store.stat("/memories/dir-007")).toEqual({ kind: "directory" });
-    // One plain statement each: the view, the listing and the stat (no function call behind them).
-    expect(plans).toHaveLength(3);
+    // One plain statement each: the view, the listing and the stat (no function call behind them); the
+    // first view of the directory reads it as a file first.
+    expect(plans).toHaveLength(round === 0 ? 4 : 3);
     for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
     expect(plans.join("\n")).toMatch(new RegExp(`Index (Only )?Scan using ${table}_children`));
   }

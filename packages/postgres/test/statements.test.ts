@@ -63,24 +63,31 @@ describe("statements per command", () => {
     expect(existing).toEqual({ trips: 1, statements: 5 });
   });
 
-  it("views a file, a directory or nothing in one statement, without a function call", async () => {
+  it("views a file in one plain statement, a known directory in one, and learns which paths are directories", async () => {
     const { store, measure } = await setup();
-    expect(await measure(() => run(store, { command: "view", path: "/memories/notes/a.md" }))).toEqual({
-      trips: 1,
-      statements: 1,
-    });
-    expect(await measure(() => run(store, { command: "view", path: "/memories/notes" }))).toEqual({
-      trips: 1,
-      statements: 1,
-    });
-    expect(await measure(() => run(store, { command: "view", path: "/memories" }))).toEqual({
-      trips: 1,
-      statements: 1,
-    });
-    expect(await measure(() => run(store, { command: "view", path: "/memories/none" }))).toEqual({
-      trips: 1,
-      statements: 1,
-    });
+    const view = (path: string) => measure(() => run(store, { command: "view", path }));
+    // A file: the plain read, nothing else.
+    expect(await view("/memories/notes/a.md")).toEqual({ trips: 1, statements: 1 });
+    // A directory seen for the first time: the read finds no file, then the statement that lists.
+    expect(await view("/memories/notes")).toEqual({ trips: 2, statements: 2 });
+    // Known now: straight to the listing, as for /memories always.
+    expect(await view("/memories/notes")).toEqual({ trips: 1, statements: 1 });
+    expect(await view("/memories")).toEqual({ trips: 1, statements: 1 });
+    // Nothing there: the read, then the listing statement, which answers for both in one snapshot.
+    expect(await view("/memories/none")).toEqual({ trips: 2, statements: 2 });
+    // A known directory that became a file: the listing statement answers with the file; one statement.
+    await store.delete("/memories/notes");
+    await store.write("/memories/notes", bytes("now a file\n"), { ifAbsent: true });
+    const again = await run(store, { command: "view", path: "/memories/notes" });
+    expect(again.content).toBe(
+      "Here's the content of /memories/notes with line numbers:\n     1\tnow a file",
+    );
+    expect(await view("/memories/notes")).toEqual({ trips: 1, statements: 1 });
+    // And a file that became a directory is listed.
+    await store.delete("/memories/notes");
+    await store.write("/memories/notes/b.md", bytes("b"), { ifAbsent: true });
+    const listed = await run(store, { command: "view", path: "/memories/notes" });
+    expect(listed.content.split("\n").slice(1)).toEqual(["1B\t/memories/notes", "1B\t/memories/notes/b.md"]);
   });
 
   it("keeps one round trip per view and write with expiry on", async () => {
@@ -223,11 +230,11 @@ describe("prepared statements", () => {
     const runs = new Map(
       rows.map((row) => [row.name.slice(row.name.lastIndexOf(":") + 1), Number(row.runs)]),
     );
-    // Three creates and three edits write, the edits read first, three file views, one listing: each
-    // prepared once on this connection and run as often as the store used it.
+    // Three creates and three edits write; the edits read first, and so do the three file views (the
+    // plain read); one listing. Each prepared once on this connection and run as often as the store used it.
     expect(runs.get("write")).toBe(6);
-    expect(runs.get("read")).toBe(3);
-    expect(runs.get("view")).toBe(3);
+    expect(runs.get("read")).toBe(6);
+    expect(runs.has("view")).toBe(false);
     expect(runs.get("list")).toBe(1);
   });
 });
