@@ -55,6 +55,7 @@ export { type MemorySystemPromptOptions, memoryMountsText, memorySystemPrompt } 
 export type { MountAccess, MountInfo, MountOptions, MountTable } from "./mounts/table.js";
 export { type InOrder, oneAtATime } from "./one-at-a-time.js";
 export { checkOptions, type OptionChecks } from "./options.js";
+export { type RenameReply, renameOutcome } from "./outcomes.js";
 export { type Command, type CommandName, type Parsed, parseCommand } from "./parse.js";
 export { type PathCheck, type ValidateOptions, validatePath } from "./path.js";
 export { MEMORY_SYSTEM_PROMPT, MEMORY_TIDINESS_NOTE } from "./prompts.js";

@@ -1,12 +1,12 @@
 /**
- * What the store's write and rename functions answer (`r_status`, `r_detail`), turned into core's
- * results and errors; and the paths a view last found to be directories.
+ * What the store's write function answers (`r_status`, `r_detail`), turned into core's results and
+ * errors (a rename's answer goes through core's `renameOutcome`); and the paths a view last found to be
+ * directories.
  */
 import {
   AlreadyExistsError,
   ConflictError,
   NotADirectoryError,
-  NotFoundError,
   QuotaExceededError,
   StoreFailureError,
   type Version,
@@ -29,25 +29,6 @@ export const writeOutcome = (path: string, row: Row): { version: Version } => {
       throw new NotADirectoryError(path, String(row["r_detail"]));
     case "conflict":
       throw new ConflictError(path);
-    default:
-      throw new StoreFailureError("unexpected reply from the database");
-  }
-};
-
-/** Nothing when the rename function moved `from` to `to`; otherwise the error its status names. */
-export const renameOutcome = (from: string, to: string, row: Row): void => {
-  switch (row?.["r_status"]) {
-    case "ok":
-      return;
-    case "notfound":
-      throw new NotFoundError(from);
-    case "exists":
-      throw new AlreadyExistsError(to);
-    case "inside":
-      // Callers (core's rename) rule this out before calling; reaching it is a usage error.
-      throw new RangeError(`PostgresStore.rename: cannot move ${from} into itself`);
-    case "notdir":
-      throw new NotADirectoryError(to, String(row["r_detail"]));
     default:
       throw new StoreFailureError("unexpected reply from the database");
   }

@@ -17,6 +17,7 @@ import {
   type PurgeResult,
   purgeOptions,
   ROOT,
+  renameOutcome,
   type SearchFile,
   type SearchRequest,
   type Stat,
@@ -48,7 +49,7 @@ import {
   sqlNames,
 } from "./names.js";
 import { checkOptions, type PostgresStoreOptions, ROOT_KEY, tenantKey } from "./options.js";
-import { KnownDirectories, renameOutcome, writeOutcome } from "./outcomes.js";
+import { KnownDirectories, writeOutcome } from "./outcomes.js";
 import { searchFiles, searchValues } from "./search.js";
 import { type Statement, type Statements, statements } from "./statements.js";
 import {
@@ -386,7 +387,9 @@ export class PostgresStore implements MemoryStore {
 
   async rename(from: string, to: string): Promise<void> {
     const values = [this.tenantKey, from, to, ancestorsOf(to), this.#now(), this.#cutoff()];
-    renameOutcome(from, to, (await this.#run(this.#shared.sql.rename, values, true, from)).rows[0]);
+    const row = (await this.#run(this.#shared.sql.rename, values, true, from)).rows[0];
+    const reply = { status: row?.["r_status"] as string | undefined, detail: String(row?.["r_detail"]) };
+    renameOutcome("PostgresStore", from, to, reply, "unexpected reply from the database");
   }
 
   /**

@@ -18,12 +18,12 @@ import {
   type ListOptions,
   type MemoryStore,
   NotADirectoryError,
-  NotFoundError,
   type PurgeOptions,
   type PurgeResult,
   purgeOptions,
   QuotaExceededError,
   ROOT,
+  renameOutcome,
   type Stat,
   type StoreCapabilities,
   type StoredFile,
@@ -410,21 +410,8 @@ export class RedisStore implements MemoryStore {
   async rename(from: string, to: string): Promise<void> {
     const reply = await this.#run("rename", [from, to]);
     const [status, detail] = Array.isArray(reply) ? reply : [];
-    switch (text(status)) {
-      case "ok":
-        return;
-      case "notfound":
-        throw new NotFoundError(from);
-      case "exists":
-        throw new AlreadyExistsError(to);
-      case "inside":
-        // Callers (core's rename) rule this out before calling; reaching it is a usage error.
-        throw new RangeError(`RedisStore.rename: cannot move ${from} into itself`);
-      case "notdir":
-        throw new NotADirectoryError(to, text(detail));
-      default:
-        throw new StoreFailureError("unexpected reply from redis");
-    }
+    const outcome = { status: status === undefined ? undefined : text(status), detail: text(detail) };
+    renameOutcome("RedisStore", from, to, outcome, "unexpected reply from redis");
   }
 
   /**
