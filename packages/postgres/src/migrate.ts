@@ -4,6 +4,7 @@ import type pg from "pg";
 import { sqlStateOf } from "./failure.js";
 import type { SqlNames } from "./names.js";
 import { migrationSql, SCHEMA_VERSION, versionSql } from "./schema.js";
+import { STORE_TYPES } from "./types.js";
 
 export const ignore = (): void => {};
 
@@ -14,7 +15,7 @@ export const isFatal = (error: unknown): boolean => {
 
 const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<number> => {
   try {
-    const result = await client.query(versionSql(names));
+    const result = await client.query({ text: versionSql(names), types: STORE_TYPES });
     return Number(result.rows[0]?.["version"] ?? 0);
   } catch (error) {
     if (sqlStateOf(error) === "42P01") return 0;
@@ -39,7 +40,11 @@ export const migrate = async (pool: pg.Pool, names: SqlNames): Promise<void> => 
     await client.query("BEGIN");
     try {
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`mem:${names.key}`]);
-      const exists = await client.query("SELECT to_regclass($1) IS NOT NULL AS present", [names.table]);
+      const exists = await client.query({
+        text: "SELECT to_regclass($1) IS NOT NULL AS present",
+        values: [names.table],
+        types: STORE_TYPES,
+      });
       const current = exists.rows[0]?.["present"] === true ? await readVersion(client, names) : 0;
       if (current > SCHEMA_VERSION) {
         throw new StoreFailureError("the table was created by a newer release of @mem/postgres");

@@ -62,6 +62,7 @@ import {
   tenantPageOf,
   tenantsStatement,
 } from "./tenants.js";
+import { STORE_TYPES } from "./types.js";
 
 /** Attempts of a statement that keeps hitting serialization failures or deadlocks, like core's edits. */
 const MAX_ATTEMPTS = 100;
@@ -341,12 +342,17 @@ export class PostgresStore implements MemoryStore {
     return this.#withClient(async (client) => {
       await client.query("BEGIN");
       try {
-        await client.query({ name: sql.lock.name, text: sql.lock.text, values: [this.tenantKey] });
+        await client.query({
+          name: sql.lock.name,
+          text: sql.lock.text,
+          values: [this.tenantKey],
+          types: STORE_TYPES,
+        });
         const cutoff = this.#cutoff();
         const read =
           cutoff === null
-            ? { ...sql.read, values: [this.tenantKey, path] }
-            : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff] };
+            ? { ...sql.read, values: [this.tenantKey, path], types: STORE_TYPES }
+            : { ...sql.readTouch, values: [this.tenantKey, path, this.#now(), cutoff], types: STORE_TYPES };
         const row = (await client.query(read)).rows[0];
         const next = row ? change(contentOf(row["text"], row["content"])) : null;
         if (row && next) {
@@ -362,7 +368,9 @@ export class PostgresStore implements MemoryStore {
             null,
             textable(next),
           ];
-          const status = (await client.query({ ...sql.write, values })).rows[0]?.["r_status"];
+          const status = (await client.query({ ...sql.write, values, types: STORE_TYPES })).rows[0]?.[
+            "r_status"
+          ];
           // Under the tenant's lock nothing else writes the file: anything but ok is a broken invariant.
           if (status !== "ok") throw new StoreFailureError("unexpected reply from the database");
         }
@@ -427,12 +435,14 @@ export class PostgresStore implements MemoryStore {
     const values = [this.tenantKey, prefix, prefixEnd(prefix)];
     try {
       const row = await this.#withClient(async (client) => {
-        if (!dryRun) await client.query({ ...fenceStatement(names), values: [this.tenantKey] });
+        if (!dryRun)
+          await client.query({ ...fenceStatement(names), values: [this.tenantKey], types: STORE_TYPES });
         await client.query("BEGIN");
         try {
-          if (!dryRun) await client.query({ ...lockStatement(names), values: [this.tenantKey] });
+          if (!dryRun)
+            await client.query({ ...lockStatement(names), values: [this.tenantKey], types: STORE_TYPES });
           const statement = dryRun ? countStatement(names) : deleteStatement(names);
-          const result = (await client.query({ ...statement, values })).rows[0];
+          const result = (await client.query({ ...statement, values, types: STORE_TYPES })).rows[0];
           await client.query("COMMIT");
           return result;
         } catch (error) {
@@ -533,7 +543,7 @@ export class PostgresStore implements MemoryStore {
   async #once(statement: Statement, values: unknown[], changes: boolean): Promise<pg.QueryResult> {
     try {
       return await this.#withClient((client) =>
-        client.query({ name: statement.name, text: statement.text, values }),
+        client.query({ name: statement.name, text: statement.text, values, types: STORE_TYPES }),
       );
     } catch (error) {
       if (isStoreError(error)) throw error;
