@@ -329,7 +329,7 @@ export class RedisStore implements MemoryStore {
     const sizes = await Promise.all(
       paths.map((path) => this.client.hstrlen(`${this.keyBase}f:${path}`, "d")),
     );
-    return paths.map((path, i) => ({ path, size: sizes[i] ?? 0 }));
+    return paths.map((path, i) => ({ path, size: Number(sizes[i] ?? 0) }));
   }
 
   async write(path: string, data: Uint8Array, condition: WriteCondition): Promise<{ version: Version }> {
@@ -404,7 +404,8 @@ export class RedisStore implements MemoryStore {
   }
 
   async delete(path: string): Promise<boolean> {
-    return (await this.#run("delete", [path])) === 1;
+    // Integers come as strings from a client with `stringNumbers`.
+    return Number(await this.#run("delete", [path])) === 1;
   }
 
   async rename(from: string, to: string): Promise<void> {

@@ -81,7 +81,7 @@ export async function listTenants(
         expiry ? client.zrange(`${scoped}t`, -1, -1, "WITHSCORES") : Promise.resolve([] as string[]),
       ]);
       const info = { id, files: Number(files ?? 0), bytes: Number(bytes ?? 0) };
-      if (info.files === 0 && nested === 0) return null;
+      if (info.files === 0 && Number(nested) === 0) return null;
       return newest[1] !== undefined ? { ...info, lastAccess: Number(newest[1]) } : info;
     }),
   );

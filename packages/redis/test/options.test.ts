@@ -1,4 +1,4 @@
-import { StoreFailureError } from "@mem/core";
+import { executeCommand, StoreFailureError } from "@mem/core";
 import { freePort, type RedisServer, startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +49,38 @@ describe("RedisStore options", () => {
     const plain = new Redis({ lazyConnect: true });
     expect(make({ client: plain })).not.toThrow();
     plain.disconnect();
+  });
+});
+
+describe("a client with stringNumbers", () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("answers as any other: integers from the server come as strings there", async () => {
+    const client = new Redis(server.url, { stringNumbers: true });
+    try {
+      const root = new RedisStore({ client, prefix: "numbers" });
+      const store = root.scope("t");
+      const run = async (input: Record<string, unknown>) => (await executeCommand(store, input)).content;
+      await run({ command: "create", path: "/memories/a/b.md", file_text: "one\n" });
+      await run({ command: "create", path: "/memories/c.md", file_text: "c" });
+      expect(await run({ command: "delete", path: "/memories/a/b.md" })).toBe(
+        "Successfully deleted /memories/a/b.md",
+      );
+      expect(await store.delete("/memories/none")).toBe(false);
+      expect(await store.files()).toEqual([{ path: "/memories/c.md", size: 1 }]);
+      expect(await store.usage()).toEqual({ files: 1, bytes: 1 });
+      await run({ command: "delete", path: "/memories/c.md" });
+      // A tenant left with no file and no nested tenant is not listed.
+      expect(await root.tenants()).toEqual({ tenants: [] });
+    } finally {
+      client.disconnect();
+    }
   });
 });
 
