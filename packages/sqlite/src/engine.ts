@@ -129,7 +129,8 @@ export class Engine {
   #sql(text: string): Database.Statement {
     let statement = this.#statements.get(text);
     if (!statement) {
-      statement = this.db.prepare(text);
+      // Numbers, whatever `defaultSafeIntegers` the application set on a database it handed over.
+      statement = this.db.prepare(text).safeIntegers(false);
       this.#statements.set(text, statement);
     }
     return statement;

@@ -62,7 +62,8 @@ export class NewerSchemaError extends Error {
 const readVersion = (db: Database.Database): number => {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'mem_meta'").get();
   if (!table) return 0;
-  const row = db.prepare("SELECT value FROM mem_meta WHERE key = 'schema'").get() as
+  // A number even on a database whose application turned `defaultSafeIntegers` on.
+  const row = db.prepare("SELECT value FROM mem_meta WHERE key = 'schema'").safeIntegers(false).get() as
     | { value: number }
     | undefined;
   return row?.value ?? 0;

@@ -35,6 +35,41 @@ describe("options", () => {
   });
 });
 
+describe("a database handed over with defaultSafeIntegers on", () => {
+  it("answers as any other: the store's statements read numbers, not BigInts", async () => {
+    const database = new Database(":memory:");
+    database.defaultSafeIntegers(true);
+    const root = new SqliteStore({ database });
+    const store = root.scope("t");
+    const run = async (input: Record<string, unknown>) =>
+      (await executeCommand(store, input, { maxFiles: 10, maxTotalBytes: 1_000 })).content;
+    expect(await run({ command: "create", path: "/memories/a.md", file_text: "one\ntwo\n" })).toBe(
+      "File created successfully at: /memories/a.md",
+    );
+    expect(
+      await run({ command: "str_replace", path: "/memories/a.md", old_str: "one", new_str: "1" }),
+    ).toContain("The memory file has been edited.");
+    expect(await run({ command: "create", path: "/memories/b.md", file_text: "b" })).toBe(
+      "File created successfully at: /memories/b.md",
+    );
+    expect(await store.usage()).toEqual({ files: 2, bytes: 7 });
+    expect(await store.files()).toEqual([
+      { path: "/memories/a.md", size: 6 },
+      { path: "/memories/b.md", size: 1 },
+    ]);
+    const [tenant] = (await root.tenants()).tenants;
+    expect([tenant?.id, tenant?.files, tenant?.bytes, typeof tenant?.lastAccess]).toEqual([
+      "t",
+      2,
+      7,
+      "number",
+    ]);
+    expect(typeof (await store.read("/memories/b.md"))?.version).toBe("string");
+    await root.close();
+    database.close();
+  });
+});
+
 describe("tenants", () => {
   it("nest: scope(a).scope(b) is neither scope(b) nor scope(a), and the store sees none of them", async () => {
     const store = fresh();
