@@ -411,7 +411,7 @@ export class RedisStore implements MemoryStore {
   async rename(from: string, to: string): Promise<void> {
     const reply = await this.#run("rename", [from, to]);
     const [status, detail] = Array.isArray(reply) ? reply : [];
-    const outcome = { status: status === undefined ? undefined : text(status), detail: text(detail) };
+    const outcome = { status: text(status), detail: text(detail) };
     renameOutcome("RedisStore", from, to, outcome, "unexpected reply from redis");
   }
 
