@@ -25,9 +25,11 @@ import { text as table } from "./sql/table.sql.generated.js";
  * and `write` runs at most three statements. 4: the `pg_trgm` search index. 5: the erasure fence that
  * `write`, `delete` and `rename` check. 6: the fence check and the listing run on plans made once per
  * session, a create writes without a look first, and the `utf8` column marks the files read back as text
- * (`write` takes it; a version-5 table gains the column, NULL on its rows, and keeps them).
+ * (`write` takes it; a version-5 table gains the column, NULL on its rows, and keeps them). 7: every
+ * function the store calls runs on plans made once per session (`plan_cache_mode`), not planned again on
+ * each call once the table is analysed.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** `{{ name }}` or `{{ fn("suffix") }}`: Jinja's syntax, so sqlfluff's default templater can render the files. */
 const PLACEHOLDER = /\{\{ (\w+)(?:\("(\w+)"\))? \}\}/g;

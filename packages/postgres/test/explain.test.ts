@@ -1,7 +1,7 @@
 /**
  * Listing is O(entries shown): with 10,000 files in the table, the plan of every statement a listing
  * runs (including those inside the store's functions, logged by auto_explain) uses an index, never a
- * sequential scan of the table.
+ * sequential scan of the table. So do the statements of writes, renames and deletes.
  */
 import { executeCommand, ROOT } from "@mem/core";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -51,6 +51,27 @@ it("lists a directory of a 10,000-file table without a sequential scan", { timeo
     expect(plans).toHaveLength(round === 0 ? 4 : 3);
     for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
     expect(plans.join("\n")).toMatch(new RegExp(`Index (Only )?Scan using ${table}_children`));
+  }
+
+  // Writes, renames and deletes run on generic plans (plan_cache_mode, see plans.test.ts): every one of
+  // their statements still finds its rows through an index.
+  for (let round = 0; round < 8; round++) {
+    plans.length = 0;
+    const file = `/memories/dir-042/sub-${round}/file-1.md`;
+    const inputs = [
+      { command: "insert", path: file, insert_line: 1, insert_text: `line ${round}` },
+      { command: "str_replace", path: file, old_str: `line ${round}`, new_str: "done" },
+      { command: "create", path: `/memories/dir-043/new-${round}.md`, file_text: "n\n" },
+      {
+        command: "rename",
+        old_path: `/memories/dir-043/new-${round}.md`,
+        new_path: `/memories/dir-044/m-${round}.md`,
+      },
+      { command: "delete", path: `/memories/dir-044/m-${round}.md` },
+    ];
+    for (const input of inputs) expect(await executeCommand(store, input)).toMatchObject({ isError: false });
+    expect(plans.length).toBeGreaterThan(inputs.length);
+    for (const plan of plans) expect(plan).not.toMatch(/Seq Scan/);
   }
 
   // With expiry on, listings first look for expired files through the access index, and reclaim them.

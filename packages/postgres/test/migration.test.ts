@@ -33,7 +33,7 @@ const write5 = (table: string, tenant: string, path: string, ancestors: string[]
     Date.now(),
   ]);
 
-describe("schema 5 to 6", () => {
+describe("schema 5 to the current one", () => {
   it("keeps every row and fence a schema-5 table holds, and replaces its functions", async () => {
     const table = db.freshTable();
     await schema5(table);
@@ -57,7 +57,7 @@ describe("schema 5 to 6", () => {
         "15B\t/memories\n4B\t/memories/b.md\n11B\t/memories/notes/\n11B\t/memories/notes/a.md",
     );
     expect(await version()).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(6);
+    expect(SCHEMA_VERSION).toBe(7);
     expect(await acme.usage()).toEqual({ files: 3, bytes: 22 });
     expect(
       await run(acme, {
@@ -103,16 +103,23 @@ describe("schema 5 to 6", () => {
       }),
     ).toEqual(refused);
     expect((await run(store.scope("gone"), { command: "view", path: "/memories/x.md" })).isError).toBe(false);
-    // What schema 6 replaced: the fence check is PL/pgSQL, the listing runs on generic plans.
+    // What schemas 6 and 7 replaced: the fence check is PL/pgSQL, and the functions the store calls run
+    // on generic plans (the ones they call inherit the setting).
     const functions = await db.sql(
       `SELECT p.proname, l.lanname, coalesce(array_to_string(p.proconfig, ','), '') AS config
          FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-        WHERE p.proname IN ($1, $2) ORDER BY p.proname`,
-      [`${table}_fenced`, `${table}_list`],
+        WHERE p.proname = ANY ($1) ORDER BY p.proname`,
+      [["adjust", "delete", "fenced", "list", "rename", "view", "write"].map((name) => `${table}_${name}`)],
     );
+    const generic = "plan_cache_mode=force_generic_plan";
     expect(functions.rows).toEqual([
+      { proname: `${table}_adjust`, lanname: "plpgsql", config: "" },
+      { proname: `${table}_delete`, lanname: "plpgsql", config: generic },
       { proname: `${table}_fenced`, lanname: "plpgsql", config: "" },
-      { proname: `${table}_list`, lanname: "plpgsql", config: "plan_cache_mode=force_generic_plan" },
+      { proname: `${table}_list`, lanname: "plpgsql", config: generic },
+      { proname: `${table}_rename`, lanname: "plpgsql", config: generic },
+      { proname: `${table}_view`, lanname: "plpgsql", config: generic },
+      { proname: `${table}_write`, lanname: "plpgsql", config: generic },
     ]);
     // Purging the fenced tenant again completes the erasure and lowers the fence.
     expect(await store.scope("gone").purge()).toEqual({ files: 1, bytes: 2 });
