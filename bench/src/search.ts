@@ -6,9 +6,11 @@
  *    PostgresStore. Each query runs through `searchMemory` on the store (its index) and on the same store
  *    seen without `search()` (core lists and reads every file); results must be equal. Ratio = fallback
  *    time ÷ indexed time, medians of alternating runs.
- * 2. Write cost: the agent mix on two stores of the same medium, one with the index and one whose index
- *    was dropped (SQLite: the FTS table and its triggers; PostgreSQL: the GIN index), each command run on
- *    both in alternating order (paired.ts). Cost = ops/s without ÷ ops/s with.
+ * 2. Without the index (`--scan`, or with 1.): PostgresStore made with `searchIndex: false` answers the same
+ *    queries by reading the tenant's files in its statement; time against the indexed store's.
+ * 3. Write cost: the agent mix on two stores of the same medium, one with the index and one without
+ *    (SQLite: the FTS table and its triggers dropped; PostgreSQL: `searchIndex: false`), each command run
+ *    on both in alternating order (paired.ts). Cost = ops/s without ÷ ops/s with.
  * Writes results/search.md (or results/search-quick.md).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -27,6 +29,8 @@ import { median, pairedRates } from "./paired.js";
 const quick = process.argv.includes("--quick");
 /** `--cost`: only the write cost (the speed part at 10,000 files takes minutes on PostgreSQL's fallback). */
 const costOnly = process.argv.includes("--cost");
+/** `--scan`: only PostgreSQL's search with and without its index (no fallback, no write cost). */
+const scanOnly = process.argv.includes("--scan");
 const config = quick ? quickConfig : defaultConfig;
 const FILES = quick ? 1_000 : 10_000;
 const LINES = 75;
@@ -123,6 +127,43 @@ const pool = () => {
 let tables = 0;
 try {
   if (!costOnly) {
+    lines.push(
+      "",
+      "## PostgreSQL without the index (`searchIndex: false`)",
+      "",
+      "The same files in a table made without the `pg_trgm` index: `search()` then tests the tenant's files under the path in its one statement. Both through `searchMemory`, in alternating order; medians of 3 runs; results equal.",
+      "",
+      "| query | hits | indexed ms | without the index ms | ratio |",
+      "|---|---:|---:|---:|---:|",
+    );
+    const indexed = new PostgresStore({ pool: pool(), table: "scan_indexed" });
+    const scanning = new PostgresStore({ pool: pool(), table: "scan_plain", searchIndex: false });
+    await seed(indexed);
+    const bytes = await seed(scanning);
+    // As autovacuum would, so that the planner knows the tables' sizes.
+    await pool().query("ANALYZE scan_indexed; ANALYZE scan_plain");
+    console.log(
+      `PostgreSQL with and without the index: seeded ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB each`,
+    );
+    for (const query of QUERIES) {
+      const a: number[] = [];
+      const b: number[] = [];
+      let hits = 0;
+      for (let run = 0; run < RUNS; run++) {
+        const x = await timed(() => searchMemory(indexed, query));
+        const y = await timed(() => searchMemory(scanning, query));
+        if (JSON.stringify(x.value) !== JSON.stringify(y.value))
+          throw new Error("the index changed the result");
+        a.push(x.ms);
+        b.push(y.ms);
+        hits = x.value.hits.length + x.value.more;
+      }
+      const row = `| \`${JSON.stringify(query)}\` | ${hits} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${(median(b) / median(a)).toFixed(1)}x |`;
+      console.log(row);
+      lines.push(row);
+    }
+  }
+  if (!costOnly && !scanOnly) {
     const sqlite = new SqliteStore({ path: join(tmp, "search.db") });
     await measure("SqliteStore", sqlite);
     await sqlite.close();
@@ -131,53 +172,52 @@ try {
     await postgresStore.close();
   }
 
-  lines.push(
-    "",
-    `## Write cost of keeping the index (agent mix)`,
-    "",
-    `Median of ${MIX_ROUNDS} runs of ${config.mix.durationMs} ms, every command run on a store with the index and one without, in alternating order (per side: the median time of each command kind, weighted by how often it ran), ${config.mix.files} files of ${config.mix.linesPerFile} lines. Cost = ops/s without ÷ ops/s with (target ≤ 1.15x).`,
-    "",
-    "| store | ops/s with index | ops/s without | cost |",
-    "|---|---:|---:|---:|",
-  );
-  let files = 0;
-  const sides: { name: string; with: () => Promise<MemoryStore>; without: () => Promise<MemoryStore> }[] = [
-    {
-      name: "SqliteStore",
-      with: async () => new SqliteStore({ path: join(tmp, `mix-${++files}.db`) }),
-      without: async () => {
-        const path = join(tmp, `mix-${++files}.db`);
-        const store = new SqliteStore({ path });
-        await store.check?.();
-        const db = new Database(path);
-        db.exec(`DROP TRIGGER mem_search_insert; DROP TRIGGER mem_search_update; DROP TRIGGER mem_search_delete;
-          DROP TABLE mem_search;`);
-        db.close();
-        return store;
+  if (!scanOnly) {
+    lines.push(
+      "",
+      `## Write cost of keeping the index (agent mix)`,
+      "",
+      `Median of ${MIX_ROUNDS} runs of ${config.mix.durationMs} ms, every command run on a store with the index and one without, in alternating order (per side: the median time of each command kind, weighted by how often it ran), ${config.mix.files} files of ${config.mix.linesPerFile} lines. Cost = ops/s without ÷ ops/s with (target ≤ 1.15x).`,
+      "",
+      "| store | ops/s with index | ops/s without | cost |",
+      "|---|---:|---:|---:|",
+    );
+    let files = 0;
+    const sides: { name: string; with: () => Promise<MemoryStore>; without: () => Promise<MemoryStore> }[] = [
+      {
+        name: "SqliteStore",
+        with: async () => new SqliteStore({ path: join(tmp, `mix-${++files}.db`) }),
+        without: async () => {
+          const path = join(tmp, `mix-${++files}.db`);
+          const store = new SqliteStore({ path });
+          await store.check?.();
+          const db = new Database(path);
+          db.exec(`DROP TRIGGER mem_search_insert; DROP TRIGGER mem_search_update; DROP TRIGGER mem_search_delete;
+            DROP TABLE mem_search;`);
+          db.close();
+          return store;
+        },
       },
-    },
-    {
-      name: "PostgresStore",
-      with: async () => new PostgresStore({ pool: pool(), table: `mix_${++tables}` }),
-      without: async () => {
-        const table = `mix_${++tables}`;
-        const store = new PostgresStore({ pool: pool(), table });
-        await store.check?.();
-        const client = pool();
-        await client.query(`DROP INDEX "${table}_search"`);
-        return store;
+      {
+        name: "PostgresStore",
+        with: async () => new PostgresStore({ pool: pool(), table: `mix_${++tables}` }),
+        without: async () => {
+          const store = new PostgresStore({ pool: pool(), table: `mix_${++tables}`, searchIndex: false });
+          await store.check?.();
+          return store;
+        },
       },
-    },
-  ];
-  const rows = await pairedRates(
-    sides,
-    async (side) => ({
-      on: { store: await side.with(), options: EXECUTE_OPTIONS },
-      off: { store: await side.without(), options: EXECUTE_OPTIONS },
-    }),
-    { rounds: MIX_ROUNDS, config, fatal: () => true },
-  );
-  lines.push(...rows);
+    ];
+    const rows = await pairedRates(
+      sides,
+      async (side) => ({
+        on: { store: await side.with(), options: EXECUTE_OPTIONS },
+        off: { store: await side.without(), options: EXECUTE_OPTIONS },
+      }),
+      { rounds: MIX_ROUNDS, config, fatal: () => true },
+    );
+    lines.push(...rows);
+  }
 } finally {
   await Promise.allSettled(pools.map((p) => p.end()));
   await postgres.stop();
@@ -186,8 +226,11 @@ try {
 // --cost writes the cost table alone, under its own name.
 const written = costOnly
   ? lines.slice(lines.indexOf("## Write cost of keeping the index (agent mix)"))
-  : lines;
+  : scanOnly
+    ? lines.slice(lines.indexOf("## PostgreSQL without the index (`searchIndex: false`)"))
+    : lines;
+const suffix = costOnly ? "-cost" : scanOnly ? "-scan" : "";
 writeFileSync(
-  new URL(`../results/search${costOnly ? "-cost" : ""}${quick ? "-quick" : ""}.md`, import.meta.url),
+  new URL(`../results/search${suffix}${quick ? "-quick" : ""}.md`, import.meta.url),
   `${written.join("\n")}\n`,
 );

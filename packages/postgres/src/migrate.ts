@@ -25,9 +25,10 @@ const readVersion = async (client: pg.PoolClient, names: SqlNames): Promise<numb
 
 /**
  * Brings the table to `SCHEMA_VERSION`: one version read when it is there already; otherwise the DDL
- * in one transaction under an advisory lock, so processes starting together create it once.
+ * in one transaction under an advisory lock, so processes starting together create it once. The search
+ * index is made then, unless `searchIndex` is false; one that is there already stays.
  */
-export const migrate = async (pool: pg.Pool, names: SqlNames): Promise<void> => {
+export const migrate = async (pool: pg.Pool, names: SqlNames, searchIndex: boolean): Promise<void> => {
   const client = await pool.connect();
   client.on("error", ignore);
   let broken: Error | undefined;
@@ -49,7 +50,7 @@ export const migrate = async (pool: pg.Pool, names: SqlNames): Promise<void> => 
       if (current > SCHEMA_VERSION) {
         throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
       }
-      if (current < SCHEMA_VERSION) await client.query(migrationSql(names));
+      if (current < SCHEMA_VERSION) await client.query(migrationSql(names, searchIndex));
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

@@ -29,6 +29,15 @@ interface CommonOptions extends ExpiryOptions {
    * keeps nothing (each window is cut from the text sent for it). Default 32 MiB.
    */
   lineCacheBytes?: number;
+  /**
+   * Whether the table gets the `pg_trgm` index that `search()` (the `memory_search` tool) uses, when the
+   * store creates or upgrades it. Keeping the index is most of what a write costs the server (PostgreSQL
+   * extracts the trigrams of the whole file on every write); without it no extension is needed, and
+   * search reads the tenant's files under the searched path in its one statement, which is slower only for
+   * tenants holding many megabytes. An index already on the table stays (`DROP INDEX` it to stop paying for
+   * it). Default `true`.
+   */
+  searchIndex?: boolean;
 }
 
 export type PostgresStoreOptions = CommonOptions &
@@ -67,6 +76,9 @@ export const checkOptions = (options: PostgresStoreOptions): void => {
   const cacheBytes = options.lineCacheBytes;
   if (cacheBytes !== undefined && !(Number.isSafeInteger(cacheBytes) && cacheBytes >= 0)) {
     throw new TypeError("PostgresStore: `lineCacheBytes` must be a whole number of bytes, 0 or more");
+  }
+  if (options.searchIndex !== undefined && typeof options.searchIndex !== "boolean") {
+    throw new TypeError("PostgresStore: `searchIndex` must be true or false");
   }
   if (options.clock !== undefined && typeof options.clock !== "function") {
     throw new TypeError("PostgresStore: `clock` must be a function returning milliseconds since the epoch");

@@ -81,6 +81,8 @@ interface Shared {
   readonly lines: LineCache;
   /** Paths (tenant key, NUL, path) last viewed as directories, for `readOrList`. */
   readonly directories: KnownDirectories;
+  /** Whether creating or upgrading the table makes the search index (the `searchIndex` option). */
+  readonly searchIndex: boolean;
   ready: Promise<void> | undefined;
 }
 
@@ -146,6 +148,7 @@ export class PostgresStore implements MemoryStore {
       clock: options.clock ?? Date.now,
       lines: new LineCache(options.lineCacheBytes ?? DEFAULT_LINE_CACHE_BYTES),
       directories: new KnownDirectories(),
+      searchIndex: options.searchIndex ?? true,
       ready: undefined,
     };
   }
@@ -582,7 +585,7 @@ export class PostgresStore implements MemoryStore {
   /** Creates or upgrades the table on first use; shared by the store and its scopes, retried after a failure. */
   #ready(): Promise<void> {
     const shared = this.#shared;
-    shared.ready ??= migrate(shared.pool, shared.names).catch((error: unknown) => {
+    shared.ready ??= migrate(shared.pool, shared.names, shared.searchIndex).catch((error: unknown) => {
       shared.ready = undefined;
       throw toStoreFailure(error, false);
     });

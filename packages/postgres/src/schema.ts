@@ -1,7 +1,8 @@
 /**
  * The table, its indexes, and the functions that run each command in one statement, created on first
- * use. The SQL lives in `sql/table.sql` and `sql/migration.sql` (rows, aggregates and each function are
- * described there); the build embeds both as strings (`sql/*.sql.generated.ts`, written by the package's
+ * use. The SQL lives in `sql/table.sql`, `sql/search.sql` (the search index, unless `searchIndex` is
+ * false) and `sql/migration.sql` (rows, aggregates and each function are described there); the build
+ * embeds them as strings (`sql/*.sql.generated.ts`, written by the package's
  * `generate` script), so the published package reads no file at run time. Paths, tenants and contents
  * only ever reach SQL as bound parameters; the only text put into SQL here is the validated schema and
  * table names, through the files' double-brace placeholders.
@@ -16,6 +17,7 @@ import {
   sqlNames,
 } from "./names.js";
 import { text as migration } from "./sql/migration.sql.generated.js";
+import { text as search } from "./sql/search.sql.generated.js";
 import { text as table } from "./sql/table.sql.generated.js";
 
 /**
@@ -47,14 +49,24 @@ const fill = (template: string, n: SqlNames): string =>
     .trimEnd();
 
 /** The DDL, for the README and for databases where the store may not create tables itself. */
-export const tableSql = (n: SqlNames): string => fill(table, n);
+export const tableSql = (n: SqlNames, searchIndex = true): string =>
+  searchIndex ? `${fill(table, n)}\n${fill(search, n)}` : fill(table, n);
 
 /** Everything the store needs, idempotent: run inside the migration transaction. */
-export const migrationSql = (n: SqlNames): string => `${tableSql(n)}\n\n${fill(migration, n)}`;
+export const migrationSql = (n: SqlNames, searchIndex = true): string =>
+  `${tableSql(n, searchIndex)}\n\n${fill(migration, n)}`;
 
 /** The schema version recorded in the table. */
 export const versionSql = (n: SqlNames): string =>
   `SELECT version FROM ${n.table} WHERE tenant = '' AND path = '' AND kind = 'v'`;
+
+/** What `schemaSql` is for: the store's `schema`, `table` and `searchIndex` options. */
+export interface SchemaSqlOptions {
+  schema?: string;
+  table?: string;
+  /** `false`: without the `pg_trgm` search index (and without needing the extension). Default `true`. */
+  searchIndex?: boolean;
+}
 
 /**
  * Everything the store creates on first use (table, indexes, sequence, functions, version row), for a
@@ -66,10 +78,13 @@ export const versionSql = (n: SqlNames): string =>
  * console.log(schemaSql({ schema: "app", table: "memories" }));
  * ```
  */
-export const schemaSql = (options: { schema?: string; table?: string } = {}): string =>
-  `BEGIN;\n${migrationSql(
-    sqlNames(
-      checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63),
-      checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH),
-    ),
-  )}\nCOMMIT;\n`;
+export const schemaSql = (options: SchemaSqlOptions = {}): string => {
+  if (options.searchIndex !== undefined && typeof options.searchIndex !== "boolean") {
+    throw new TypeError("schemaSql: `searchIndex` must be true or false");
+  }
+  const names = sqlNames(
+    checkIdentifier("schema", options.schema ?? DEFAULT_SCHEMA, 63),
+    checkIdentifier("table", options.table ?? DEFAULT_TABLE, MAX_TABLE_LENGTH),
+  );
+  return `BEGIN;\n${migrationSql(names, options.searchIndex ?? true)}\nCOMMIT;\n`;
+};

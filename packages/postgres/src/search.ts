@@ -4,7 +4,9 @@
  * the index covers every file whatever it holds, and PostgreSQL keeps it in the transaction of every
  * write. A literal query becomes a regular expression over that text in which each character stands for
  * every character of its case class (core's `searchIndexForm`), so the files it selects are all those
- * that may match (PostgreSQL rechecks the index's candidates); core then matches their lines.
+ * that may match (PostgreSQL rechecks the index's candidates); core then matches their lines. On a table
+ * made with `searchIndex: false` the same statement tests the tenant's files under the path, found
+ * through the primary key: the same files, one round trip, the server reading each file.
  */
 import { type SearchFile, type SearchRequest, searchIndexForm } from "@mem/core";
 import type { SqlNames } from "./names.js";

@@ -17,6 +17,7 @@ describe("public surface", { timeout: 120_000 }, () => {
       "PostgresStore",
       "PostgresStoreOptions",
       "SCHEMA_VERSION",
+      "SchemaSqlOptions",
       "checkIdentifier",
       "schemaSql",
     ]);

@@ -4,7 +4,7 @@
  */
 import { executeCommand, type MemoryStore, searchIndexForm, searchMemory } from "@mem/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresStore } from "../src/index.js";
+import { PostgresStore, schemaSql } from "../src/index.js";
 import { bytes, TestPostgres } from "./helpers.js";
 
 let db: TestPostgres;
@@ -29,31 +29,35 @@ const literal = (query: string, caseSensitive = false, path = "/memories") => ({
   needle: searchIndexForm(query),
 });
 
+/** What `search()` selects from a few files, the same with and without the index. */
+const selects = async (store: PostgresStore): Promise<void> => {
+  await store.write("/memories/a.md", bytes("Green TEA\n"), { ifAbsent: true });
+  await store.write("/memories/b/c.md", bytes("tea\n"), { ifAbsent: true });
+  await store.write("/memories/d.md", bytes("coffee\n"), { ifAbsent: true });
+  await store.write("/memories/e.md", bytes("ſtraße K \\ 100%_\n"), { ifAbsent: true });
+  await store.write("/memories/bin", new Uint8Array([0x00, 0x74, 0x65, 0x61, 0xff]), { ifAbsent: true });
+  await store.scope("other").write("/memories/a.md", bytes("tea\n"), { ifAbsent: true });
+  const paths = async (request: ReturnType<typeof literal>) =>
+    (await store.search(request))?.map((file) => file.path).sort();
+  expect(await paths(literal("tea"))).toEqual(["/memories/a.md", "/memories/b/c.md", "/memories/bin"]);
+  expect(await paths(literal("TEA", true))).toEqual(["/memories/a.md"]);
+  expect(await paths(literal("TEA", false, "/memories/b"))).toEqual(["/memories/b/c.md"]);
+  expect(await paths(literal("STRAßE k"))).toEqual(["/memories/e.md"]);
+  expect(await paths(literal("sTr"))).toEqual(["/memories/e.md"]);
+  expect(await paths(literal("K \\ 100%_"))).toEqual(["/memories/e.md"]);
+  expect(await paths(literal("100%x"))).toEqual([]);
+  expect(await store.search(literal("te"))).toBeNull();
+  expect(await store.search({ ...literal("tea"), regex: true })).toBeNull();
+  // Core skips the file that is not UTF-8.
+  expect((await searchMemory(store, { query: "tea" })).hits.map((hit) => hit.path)).toEqual([
+    "/memories/a.md",
+    "/memories/b/c.md",
+  ]);
+};
+
 describe("the pg_trgm index", () => {
   it("selects the files whose text holds the query in any case, within the path and the tenant", async () => {
-    const store = db.store();
-    await store.write("/memories/a.md", bytes("Green TEA\n"), { ifAbsent: true });
-    await store.write("/memories/b/c.md", bytes("tea\n"), { ifAbsent: true });
-    await store.write("/memories/d.md", bytes("coffee\n"), { ifAbsent: true });
-    await store.write("/memories/e.md", bytes("ſtraße K \\ 100%_\n"), { ifAbsent: true });
-    await store.write("/memories/bin", new Uint8Array([0x00, 0x74, 0x65, 0x61, 0xff]), { ifAbsent: true });
-    await store.scope("other").write("/memories/a.md", bytes("tea\n"), { ifAbsent: true });
-    const paths = async (request: ReturnType<typeof literal>) =>
-      (await store.search(request))?.map((file) => file.path).sort();
-    expect(await paths(literal("tea"))).toEqual(["/memories/a.md", "/memories/b/c.md", "/memories/bin"]);
-    expect(await paths(literal("TEA", true))).toEqual(["/memories/a.md"]);
-    expect(await paths(literal("TEA", false, "/memories/b"))).toEqual(["/memories/b/c.md"]);
-    expect(await paths(literal("STRAßE k"))).toEqual(["/memories/e.md"]);
-    expect(await paths(literal("sTr"))).toEqual(["/memories/e.md"]);
-    expect(await paths(literal("K \\ 100%_"))).toEqual(["/memories/e.md"]);
-    expect(await paths(literal("100%x"))).toEqual([]);
-    expect(await store.search(literal("te"))).toBeNull();
-    expect(await store.search({ ...literal("tea"), regex: true })).toBeNull();
-    // Core skips the file that is not UTF-8.
-    expect((await searchMemory(store, { query: "tea" })).hits.map((hit) => hit.path)).toEqual([
-      "/memories/a.md",
-      "/memories/b/c.md",
-    ]);
+    await selects(db.store());
   });
 
   it("plans the search through the index on a table of 10,000 files", { timeout: 240_000 }, async () => {
@@ -131,4 +135,63 @@ describe("the pg_trgm index", () => {
       expect((await searchMemory(store, { query: "tok" })).hits).toHaveLength(writers * (rounds - 5));
     },
   );
+});
+
+describe("searchIndex: false", () => {
+  const indexes = async (table: string) =>
+    (
+      await db.sql("SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname", [table])
+    ).rows.map((row) => row.indexname as string);
+
+  it("makes no index and selects the same files through the primary key", { timeout: 120_000 }, async () => {
+    const table = db.freshTable();
+    const store = new PostgresStore({ pool: db.pool(), table, searchIndex: false });
+    await store.check();
+    expect(await indexes(table)).toEqual([`${table}_access`, `${table}_children`, `${table}_pkey`]);
+    await selects(store.scope("small"));
+
+    const seeding = store.scope("big");
+    for (let i = 0; i < 2_000; i += 8) {
+      await Promise.all(
+        Array.from({ length: 8 }, (_, k) =>
+          seeding.write(`/memories/d${(i + k) % 20}/f${i + k}.md`, bytes(`note ${i + k}\n`), {
+            ifAbsent: true,
+          }),
+        ),
+      );
+    }
+    await seeding.write("/memories/d3/needle.md", bytes("the Zanzibar plan\n"), { ifAbsent: true });
+    await db.sql(`ANALYZE ${table}`);
+    const plans: string[] = [];
+    const explained = new PostgresStore({ pool: db.explainingPool(plans), table, tenant: "big" });
+    await explained.check();
+    plans.length = 0;
+    expect(
+      (await explained.search(literal("zanzibar", false, "/memories/d3")))?.map((file) => file.path),
+    ).toEqual(["/memories/d3/needle.md"]);
+    expect(plans.join("\n")).toMatch(new RegExp(`Index Scan (using|on) ${table}_pkey`));
+    expect(plans.join("\n")).not.toMatch(/Seq Scan/);
+    expect((await searchMemory(explained, { query: "plan" })).hits).toEqual([
+      { path: "/memories/d3/needle.md", line: 1, text: "the Zanzibar plan" },
+    ]);
+  });
+
+  it("leaves an index the table has, and is a boolean", async () => {
+    const table = db.freshTable();
+    await new PostgresStore({ pool: db.pool(), table }).check();
+    await new PostgresStore({ pool: db.pool(), table, searchIndex: false }).check();
+    expect(await indexes(table)).toContain(`${table}_search`);
+    for (const searchIndex of ["false", 0, null]) {
+      expect(() => new PostgresStore({ pool: db.pool(), searchIndex } as never), String(searchIndex)).toThrow(
+        new TypeError("PostgresStore: `searchIndex` must be true or false"),
+      );
+      expect(() => schemaSql({ searchIndex } as never), String(searchIndex)).toThrow(
+        new TypeError("schemaSql: `searchIndex` must be true or false"),
+      );
+    }
+    expect(schemaSql()).toMatch(
+      /CREATE EXTENSION IF NOT EXISTS pg_trgm;\nCREATE INDEX IF NOT EXISTS "mem_files_search"/,
+    );
+    expect(schemaSql({ searchIndex: false })).not.toMatch(/pg_trgm|_search/);
+  });
 });

@@ -33,11 +33,4 @@ CREATE TABLE IF NOT EXISTS {{ table }} (
 );
 CREATE INDEX IF NOT EXISTS "{{ bare }}_children" ON {{ table }} (tenant, parent, path);
 CREATE INDEX IF NOT EXISTS "{{ bare }}_access" ON {{ table }} (tenant, accessed_at) WHERE kind = 'f';
--- Search (SPEC §9): a trigram index over every file's bytes in escape form (valid text for any bytes),
--- kept by PostgreSQL in the transaction of each write. ../search.ts builds the queries that use it: the
--- expression here and there must be the same. A database owner may install the extension beforehand
--- when the application's role may not create it.
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
-CREATE INDEX IF NOT EXISTS "{{ bare }}_search" ON {{ table }}
-  USING gin (encode(content, 'escape') gin_trgm_ops) WHERE kind = 'f';
 CREATE SEQUENCE IF NOT EXISTS {{ fn("versions") }};
