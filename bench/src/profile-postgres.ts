@@ -1,5 +1,6 @@
 /**
- * `npx -y pnpm@10 --filter @mem/bench bench:profile-postgres [--ops=400] [--tenants=20] [--label=after]`:
+ * `npx -y pnpm@10 --filter @mem/bench bench:profile-postgres [--ops=400] [--tenants=20] [--label=after]
+ * [--statements] [--sql=...]`:
  * where each command's time goes on PostgreSQL, per command kind, for `executeCommand` over
  * `PostgresStore` against the raw `pg` baseline (raw-postgres.ts) doing the same commands, one agent, on a
  * server testkit starts with `pg_stat_statements` loaded.
@@ -304,6 +305,16 @@ const main = async () => {
       for (const kind of KINDS) {
         for (let i = 0; i < WARM_UP; i++) await subject.tools[i % TENANTS]!.exec(kind.input(OPS + i));
       }
+    }
+    // As autovacuum does on a table in use: with statistics, PostgreSQL's plan cache may prefer a custom
+    // plan per call (schema 6 planned every write again; see the "generic plans" section).
+    await admin.query("ANALYZE");
+    // `--sql=...`: a statement run after seeding, for measuring what a part of the schema costs (e.g.
+    // `--sql='DROP INDEX mem_files_search'`); the section's label should then say so.
+    const experiment = flag("sql");
+    if (experiment !== undefined) {
+      await admin.query(experiment);
+      await ours.pool.query("DISCARD PLANS");
     }
     const load = [loadavg()[0]!];
     const startedAt = new Date().toISOString().slice(0, 16).replace("T", " ");
