@@ -279,6 +279,25 @@ describe("executeCommand", () => {
     );
   });
 
+  it("takes each limit option from 0 up, and the default for any other value", async () => {
+    const store = new InMemoryStore();
+    await run(store, { command: "create", path: "/memories/d/a.md", file_text: "alpha\n" });
+    await run(store, { command: "create", path: "/memories/d/b.md", file_text: "beta\n" });
+    const listing = { command: "view", path: "/memories/d" };
+    const big = { command: "create", path: "/memories/e.md", file_text: "0123456789" };
+    const unlimited = (await run(store, listing)).content;
+    expect((await run(store, listing, { listLimit: 1 })).content).not.toBe(unlimited);
+    expect(await run(store, big, { maxFileBytes: 5 })).toEqual(
+      errResult("Error: File /memories/e.md would be 10 bytes, which exceeds the limit of 5 bytes"),
+    );
+    for (const bad of [-1, Number.NaN, "1", null]) {
+      expect((await run(store, listing, { listLimit: bad })).content, String(bad)).toBe(unlimited);
+      expect(
+        (await run(store, { ...big, path: `/memories/e${String(bad)}.md` }, { maxFileBytes: bad })).isError,
+      ).toBe(false);
+    }
+  });
+
   it("never throws, whatever the input", async () => {
     const store = new InMemoryStore();
     await run(store, { command: "create", path: "/memories/f", file_text: "a\n" });
