@@ -230,7 +230,7 @@ BEGIN
     -- An edit needs no look at the ancestors: a file with that version has none that is a file. The
     -- replacement happens only when the version matches and the quota allows any growth. One UPDATE
     -- writes the file and, when its size changes, its ancestors' totals (each row keeps what is not its
-    -- own): one executor node instead of two, about a fifth of an edit's server time. The tenant's lock,
+    -- own): one executor node instead of two, a tenth to a fifth of an edit's server time. The tenant's lock,
     -- taken above, is what orders concurrent writers, whatever order this statement meets the rows in.
     WITH old AS (
       SELECT x.size FROM {{ table }} x
