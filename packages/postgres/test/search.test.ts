@@ -29,6 +29,26 @@ const literal = (query: string, caseSensitive = false, path = "/memories") => ({
   needle: searchIndexForm(query),
 });
 
+/** `count` notes in 20 directories, 8 written at a time, then the one file holding "Zanzibar", then ANALYZE. */
+const seedNotes = async (
+  store: PostgresStore,
+  count: number,
+  needle: string,
+  table: string,
+): Promise<void> => {
+  for (let i = 0; i < count; i += 8) {
+    await Promise.all(
+      Array.from({ length: 8 }, (_, k) =>
+        store.write(`/memories/d${(i + k) % 20}/f${i + k}.md`, bytes(`note ${i + k} about things\n`), {
+          ifAbsent: true,
+        }),
+      ),
+    );
+  }
+  await store.write(needle, bytes("the Zanzibar plan\n"), { ifAbsent: true });
+  await db.sql(`ANALYZE ${table}`);
+};
+
 /** What `search()` selects from a few files, the same with and without the index. */
 const selects = async (store: PostgresStore): Promise<void> => {
   await store.write("/memories/a.md", bytes("Green TEA\n"), { ifAbsent: true });
@@ -63,17 +83,7 @@ describe("the pg_trgm index", () => {
   it("plans the search through the index on a table of 10,000 files", { timeout: 240_000 }, async () => {
     const table = db.freshTable();
     const seeding = new PostgresStore({ pool: db.pool({ max: 8 }), table, tenant: "big" });
-    for (let i = 0; i < 10_000; i += 8) {
-      await Promise.all(
-        Array.from({ length: 8 }, (_, k) =>
-          seeding.write(`/memories/d${(i + k) % 20}/f${i + k}.md`, bytes(`note ${i + k} about things\n`), {
-            ifAbsent: true,
-          }),
-        ),
-      );
-    }
-    await seeding.write("/memories/needle.md", bytes("the Zanzibar plan\n"), { ifAbsent: true });
-    await db.sql(`ANALYZE ${table}`);
+    await seedNotes(seeding, 10_000, "/memories/needle.md", table);
     const plans: string[] = [];
     const store = new PostgresStore({ pool: db.explainingPool(plans), table, tenant: "big" });
     await store.check();
@@ -151,17 +161,7 @@ describe("searchIndex: false", () => {
     await selects(store.scope("small"));
 
     const seeding = store.scope("big");
-    for (let i = 0; i < 2_000; i += 8) {
-      await Promise.all(
-        Array.from({ length: 8 }, (_, k) =>
-          seeding.write(`/memories/d${(i + k) % 20}/f${i + k}.md`, bytes(`note ${i + k}\n`), {
-            ifAbsent: true,
-          }),
-        ),
-      );
-    }
-    await seeding.write("/memories/d3/needle.md", bytes("the Zanzibar plan\n"), { ifAbsent: true });
-    await db.sql(`ANALYZE ${table}`);
+    await seedNotes(seeding, 2_000, "/memories/d3/needle.md", table);
     const plans: string[] = [];
     const explained = new PostgresStore({ pool: db.explainingPool(plans), table, tenant: "big" });
     await explained.check();
