@@ -50,7 +50,17 @@ export const migrate = async (pool: pg.Pool, names: SqlNames, searchIndex: boole
       if (current > SCHEMA_VERSION) {
         throw new StoreFailureError("the table was created by a newer release of @mem/postgres");
       }
-      if (current < SCHEMA_VERSION) await client.query(migrationSql(names, searchIndex));
+      if (current < SCHEMA_VERSION) {
+        await client.query(migrationSql(names, searchIndex)).catch((error: unknown) => {
+          // A role that may use the table but not create or replace what it holds: say what to run.
+          if (sqlStateOf(error) !== "42501") throw error;
+          throw new StoreFailureError(
+            current === 0
+              ? "the table does not exist and this role may not create it: run schemaSql() as the database owner"
+              : `the table is at schema version ${current}, this release needs ${SCHEMA_VERSION}, and this role may not upgrade it: run schemaSql() as the table's owner`,
+          );
+        });
+      }
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

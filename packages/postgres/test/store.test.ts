@@ -184,6 +184,40 @@ describe("schema", () => {
     expect(await again.scope("acme").usage()).toEqual({ files: 1, bytes: 5 });
   });
 
+  it("tells a role that may use the table but not upgrade or create it to run schemaSql() as the owner", async () => {
+    const table = pg.freshTable();
+    await new PostgresStore({ pool: pg.pool(), table }).check();
+    await pg.sql(`UPDATE ${table} SET version = version - 1 WHERE tenant = '' AND path = ''`);
+    const role = `app_${process.pid}`;
+    await pg.sql(`CREATE ROLE ${role} LOGIN PASSWORD 'app-secret-pw'`);
+    // What the README's Managed PostgreSQL section says to grant.
+    await pg.sql(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${table} TO ${role}`);
+    await pg.sql(`GRANT USAGE ON SEQUENCE ${table}_versions TO ${role}`);
+    const url = new URL(pg.server.url);
+    url.username = role;
+    url.password = "app-secret-pw";
+    const store = new PostgresStore({ connectionString: url.href, table });
+    const missing = new PostgresStore({ connectionString: url.href, table: pg.freshTable() });
+    try {
+      const upgrade = `the table is at schema version ${SCHEMA_VERSION - 1}, this release needs ${SCHEMA_VERSION}, and this role may not upgrade it: run schemaSql() as the table's owner`;
+      await expect(store.check()).rejects.toMatchObject({ reason: upgrade });
+      expect(await run(store, { command: "view", path: "/memories" })).toEqual({
+        content: `Error: view failed for /memories: ${upgrade}`,
+        isError: true,
+      });
+      await expect(missing.check()).rejects.toMatchObject({
+        reason:
+          "the table does not exist and this role may not create it: run schemaSql() as the database owner",
+      });
+      // Nothing was changed: the owner's upgrade then serves the role.
+      await pg.sql(schemaSql({ table }));
+      await create(store, "/memories/a.md", "a");
+    } finally {
+      await store.close();
+      await missing.close();
+    }
+  });
+
   it("refuses a table created by a newer release", async () => {
     const table = pg.freshTable();
     await new PostgresStore({ pool: pg.pool(), table }).check();
