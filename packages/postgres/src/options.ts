@@ -31,7 +31,7 @@ interface CommonOptions extends ExpiryOptions {
   lineCacheBytes?: number;
   /**
    * Whether the table gets the `pg_trgm` index that `search()` (the `memory_search` tool) uses, when the
-   * store creates or upgrades it. Keeping the index is most of what a write costs the server (PostgreSQL
+   * store creates or upgrades it. Keeping the index is the largest single part of a write's server time (PostgreSQL
    * extracts the trigrams of the whole file on every write); without it no extension is needed, and
    * search reads the tenant's files under the searched path in its one statement, which is slower only for
    * tenants holding many megabytes. An index already on the table stays (`DROP INDEX` it to stop paying for
