@@ -141,23 +141,34 @@ describe("listings that cost what they show", () => {
 });
 
 describe("large reads", () => {
-  it("come back whole from the database thread, each in a buffer of its own, independent of one another", async () => {
-    const store = fresh();
-    const data = new Uint8Array(1024 * 1024 + 3).map((_, i) => (i * 7) % 251);
-    await store.write("/memories/big.bin", data, { ifAbsent: true });
-    const first = await store.read("/memories/big.bin");
-    const second = await store.readOrList("/memories/big.bin", 2);
-    expect(first?.data).toEqual(data);
-    // The memory handed over is the file's alone: no pool shared with other data.
-    expect(first?.data.byteOffset).toBe(0);
-    expect(first?.data.buffer.byteLength).toBe(data.byteLength);
-    expect(second?.kind === "file" && second.file.data).toEqual(data);
-    first!.data.fill(0);
-    expect((await store.read("/memories/big.bin"))?.data).toEqual(data);
-    // Small files are copied as before, and come back whole too.
-    await store.write("/memories/small.txt", bytes("hi\n"), { ifAbsent: true });
-    expect(textOf((await store.read("/memories/small.txt"))!.data)).toBe("hi\n");
-  });
+  // Byte for byte through Buffer.equals: vitest's deep equality walks a 1 MiB array element by element,
+  // which took 10–43 s of this test's time.
+  const same = (a: Uint8Array | undefined | false, b: Uint8Array): boolean =>
+    a instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+
+  it(
+    "come back whole from the database thread, each in a buffer of its own, independent of one another",
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const store = fresh();
+      const data = new Uint8Array(1024 * 1024 + 3).map((_, i) => (i * 7) % 251);
+      await store.write("/memories/big.bin", data, { ifAbsent: true });
+      const first = await store.read("/memories/big.bin");
+      const second = await store.readOrList("/memories/big.bin", 2);
+      expect(same(first?.data, data)).toBe(true);
+      // The memory handed over is the file's alone: no pool shared with other data.
+      expect(first?.data.byteOffset).toBe(0);
+      expect(first?.data.buffer.byteLength).toBe(data.byteLength);
+      expect(same(second?.kind === "file" && second.file.data, data)).toBe(true);
+      first!.data.fill(0);
+      expect(same((await store.read("/memories/big.bin"))?.data, data)).toBe(true);
+      // Small files are copied as before, and come back whole too.
+      await store.write("/memories/small.txt", bytes("hi\n"), { ifAbsent: true });
+      expect(textOf((await store.read("/memories/small.txt"))!.data)).toBe("hi\n");
+    },
+  );
 });
 
 describe("the database file", () => {
