@@ -98,4 +98,28 @@ describe("the store's code on the server", () => {
       scripts.client.disconnect();
     }
   });
+
+  it("keeps each key base's own keys across calls, past the number of bases it keeps", async () => {
+    // The function library keeps the store-wide key names of recent key bases between calls (at most
+    // 512 of them). 600 tenants, called in turn twice over, must each see only their own usage, sizes
+    // and versions, before and after the kept names start again.
+    const { client } = counted();
+    const parent = new RedisStore({ client, prefix: "kept" });
+    try {
+      const tenants = Array.from({ length: 600 }, (_, i) => parent.scope(`t${i}`));
+      for (const [i, store] of tenants.entries())
+        await store.write(`/memories/d/f${i}.md`, new TextEncoder().encode("x".repeat(i + 1)), {
+          ifAbsent: true,
+        });
+      for (const [i, store] of tenants.entries()) {
+        expect(await store.usage()).toEqual({ files: 1, bytes: i + 1 });
+        const listing = await store.list("/memories", 2);
+        expect(listing?.size).toBe(i + 1);
+        expect(listing?.entries.map((entry) => entry.path)).toEqual(["/memories/d", `/memories/d/f${i}.md`]);
+      }
+      expect(await client.call("FUNCTION", "LIST", "LIBRARYNAME", STORE_FUNCTION)).toHaveLength(1);
+    } finally {
+      client.disconnect();
+    }
+  });
 });

@@ -62,24 +62,40 @@ local function okey(p) return base .. 'o:' .. p end
 -- order (see the header); a listing turns them back into names.
 local TO_ORDER = {['\238'] = '\245', ['\239'] = '\246'}
 local TO_NAME = {['\245'] = '\238', ['\246'] = '\239'}
-local function orderOf(n) return (string.gsub(n, '[\238\239]', TO_ORDER)) end
-local function nameOfOrder(k) return (string.gsub(k, '[\245\246]', TO_NAME)) end
+-- (string.find first: most names have neither byte, and gsub builds a new string even when it changes none)
+local function orderOf(n)
+  if not string.find(n, '[\238\239]') then return n end
+  return (string.gsub(n, '[\238\239]', TO_ORDER))
+end
+local function nameOfOrder(k)
+  if not string.find(k, '[\245\246]') then return k end
+  return (string.gsub(k, '[\245\246]', TO_NAME))
+end
 local function exists(k) return redis.call('EXISTS', k) == 1 end
 local function parent(p) return (string.match(p, '^(.*)/[^/]*$')) end
 local function name(p) return (string.match(p, '([^/]*)$')) end
-local function listed(n) return string.sub(n, 1, 1) ~= '.' and n ~= 'node_modules' end
+local function listed(n) return string.byte(n) ~= 46 and n ~= 'node_modules' end
 local function under(p, dir) return string.sub(p, 1, #dir + 1) == dir .. '/' end
 local function num(v) return tonumber(v) or 0 end
 
 local function ms(x) return string.format('%.0f', x) end
 
+-- A number as an argument of redis.call, which would otherwise format it with '%.14g' on every call:
+-- the most frequent ones are kept as strings, the others formatted as integers.
+-- (Literals only: while a library loads, Redis lets its top level call no global function.)
+-- PAGE is the number of names a listing reads per ZRANGE while it still shows entries: with a limit it
+-- reads little more than it shows, however large the directory.
+local PAGE = 256
+local NUMBERS = {[0] = '0', [1] = '1', [-1] = '-1', [255] = '255'}
+local function str(n) return NUMBERS[n] or string.format('%d', n) end
+
 -- Usage totals; the hash goes away with the last file.
 local function count(files, bytes)
-  if files ~= 0 and redis.call('HINCRBY', USAGE, 'f', files) <= 0 then
+  if files ~= 0 and redis.call('HINCRBY', USAGE, 'f', str(files)) <= 0 then
     redis.call('DEL', USAGE)
     return
   end
-  if bytes ~= 0 then redis.call('HINCRBY', USAGE, 'b', bytes) end
+  if bytes ~= 0 then redis.call('HINCRBY', USAGE, 'b', str(bytes)) end
 end
 
 -- Marks p accessed now; with expiry, refreshes the backstop of p's key, its directories and the store's own keys.
@@ -107,11 +123,12 @@ end
 -- unlisted name, since nothing beneath an unlisted name counts for the directories above it.
 local function addSize(p, delta, files)
   if delta == 0 and files == 0 then return end
+  local deltaArg, filesArg = str(delta), str(files)
   local child = p
   while child ~= ROOT and listed(name(child)) do
     local dir = parent(child)
-    if delta ~= 0 and redis.call('HINCRBY', SIZES, dir, delta) == 0 then redis.call('HDEL', SIZES, dir) end
-    if files ~= 0 and redis.call('HINCRBY', FILES, dir, files) <= 0 then redis.call('HDEL', FILES, dir) end
+    if delta ~= 0 and redis.call('HINCRBY', SIZES, dir, deltaArg) == 0 then redis.call('HDEL', SIZES, dir) end
+    if files ~= 0 and redis.call('HINCRBY', FILES, dir, filesArg) <= 0 then redis.call('HDEL', FILES, dir) end
     child = dir
   end
 end
@@ -124,8 +141,8 @@ local function link(p, kind)
     local existed = dir == ROOT or exists(dkey(dir))
     local n = name(child)
     if redis.call('HSET', dkey(dir), n, k) == 1 then
-      redis.call('ZADD', okey(dir), 0, orderOf(n))
-      if listed(n) then redis.call('HINCRBY', COUNTS, dir, 1) end
+      redis.call('ZADD', okey(dir), '0', orderOf(n))
+      if listed(n) then redis.call('HINCRBY', COUNTS, dir, '1') end
     end
     if existed then return end
     child, k = dir, 'd'
@@ -140,7 +157,7 @@ local function unlink(p)
     local n = name(child)
     if redis.call('HDEL', dkey(dir), n) == 1 then
       redis.call('ZREM', okey(dir), orderOf(n))
-      if listed(n) and redis.call('HINCRBY', COUNTS, dir, -1) <= 0 then redis.call('HDEL', COUNTS, dir) end
+      if listed(n) and redis.call('HINCRBY', COUNTS, dir, '-1') <= 0 then redis.call('HDEL', COUNTS, dir) end
     end
     if dir == ROOT or exists(dkey(dir)) then return end
     redis.call('HDEL', SIZES, dir)
@@ -208,7 +225,7 @@ local function startClocks()
   redis.call('DEL', ACCESS, FILESIZE)
   for _, f in ipairs(files) do
     redis.call('ZADD', ACCESS, ms(now), f)
-    redis.call('HSET', FILESIZE, f, redis.call('HSTRLEN', fkey(f), 'd'))
+    redis.call('HSET', FILESIZE, f, str(redis.call('HSTRLEN', fkey(f), 'd')))
   end
   redis.call('SET', INDEXED, '1')
 end
@@ -271,6 +288,8 @@ end
 
 -- HMGET of any number of fields (a Lua call takes a few thousand arguments at most).
 local function hmget(key, fields)
+  if #fields == 0 then return {} end
+  if #fields <= 1000 then return redis.call('HMGET', key, unpack(fields)) end
   local out = {}
   for i = 1, #fields, 1000 do
     local chunk = {}
@@ -310,34 +329,38 @@ local function countEntries(d, names, kinds, levels)
   return c
 end
 
--- Names a listing reads per ZRANGE while it still shows entries: with a limit it reads little more than
--- it shows, however large the directory.
-local PAGE = 256
-
 -- The listing of dir: its size, how many entries it left out, its file count (-1 unless counting), then
 -- path, kind, size, level and file count of the first limit entries in view's order (depth first, siblings by UTF-16
 -- code units).
 local function listing(dir, depth, limit, counting)
-  local out = {num(redis.call('HGET', SIZES, dir)), 0, counting and num(redis.call('HGET', FILES, dir)) or -1}
+  local out = {0, 0, -1}
+  -- dir's own size (and file count) comes with its first page's directories, in the same command
+  local ownPending = true
   local shown, omitted = 0, 0
+  -- out's length, kept rather than taken with # (a search) for each of an entry's five fields
+  local filled = 3
   local function visit(d, level)
     local zk = okey(d)
     local pos = 0
     while true do
       local page
-      if shown < limit then page = redis.call('ZRANGE', zk, pos, pos + PAGE - 1)
-      else page = redis.call('ZRANGE', zk, pos, -1) end
+      if shown < limit then page = redis.call('ZRANGE', zk, str(pos), str(pos + PAGE - 1))
+      else page = redis.call('ZRANGE', zk, str(pos), '-1') end
       if #page == 0 then return end
       pos = pos + #page
-      local names = {}
+      local names, named = {}, 0
       for _, k in ipairs(page) do
         local n = nameOfOrder(k)
-        if listed(n) then names[#names + 1] = n end
+        if listed(n) then
+          named = named + 1
+          names[named] = n
+        end
       end
       local kinds = hmget(dkey(d), names)
       -- The sizes (and file counts) of the page's directories, in one command each, unless the page
       -- only counts what the listing leaves out.
       local dirs = {}
+      if ownPending then dirs[1] = dir end
       if shown < limit then
         for j, n in ipairs(names) do
           if kinds[j] == 'd' then dirs[#dirs + 1] = d .. '/' .. n end
@@ -346,18 +369,26 @@ local function listing(dir, depth, limit, counting)
       local dirSizes = hmget(SIZES, dirs)
       local dirFiles = counting and hmget(FILES, dirs)
       local nextDir = 0
+      if ownPending then
+        ownPending = false
+        out[1] = num(dirSizes[1])
+        if counting then out[3] = num(dirFiles[1]) end
+        nextDir = 1
+      end
       local i = 1
       while i <= #names and shown < limit do
         local p = d .. '/' .. names[i]
         shown = shown + 1
-        out[#out + 1] = p
+        out[filled + 1] = p
         if kinds[i] == 'f' then
-          out[#out + 1] = 'f'; out[#out + 1] = redis.call('HSTRLEN', fkey(p), 'd'); out[#out + 1] = level
-          out[#out + 1] = 0
+          out[filled + 2] = 'f'; out[filled + 3] = redis.call('HSTRLEN', fkey(p), 'd'); out[filled + 4] = level
+          out[filled + 5] = 0
+          filled = filled + 5
         else
           nextDir = nextDir + 1
-          out[#out + 1] = 'd'; out[#out + 1] = num(dirSizes[nextDir]); out[#out + 1] = level
-          out[#out + 1] = dirFiles and num(dirFiles[nextDir]) or -1
+          out[filled + 2] = 'd'; out[filled + 3] = num(dirSizes[nextDir]); out[filled + 4] = level
+          out[filled + 5] = dirFiles and num(dirFiles[nextDir]) or -1
+          filled = filled + 5
           if level < depth then visit(p, level + 1) end
         end
         i = i + 1
@@ -374,6 +405,10 @@ local function listing(dir, depth, limit, counting)
     end
   end
   if depth >= 1 then visit(dir, 1) end
+  if ownPending then
+    out[1] = num(redis.call('HGET', SIZES, dir))
+    if counting then out[3] = num(redis.call('HGET', FILES, dir)) end
+  end
   out[2] = omitted
   return out
 end
@@ -388,11 +423,18 @@ end
 
 ops.list = function() return listingArgs(arg(0)) end
 
--- A file's bytes and version, or else the listing of a directory: view in one call.
+-- A file's bytes and version, or else the listing of a directory: view in one call. Only reading a file
+-- is an access (a listing reads no file), so only then do access times stop being complete (see main).
 ops.view = function()
-  local h = readFile(arg(0))
-  if h then return {'f', h[1], h[2]} end
-  local l = listingArgs(arg(0))
+  local p = arg(0)
+  if p ~= ROOT then
+    local h = readFile(p)
+    if h then
+      if ttl <= 0 then redis.call('DEL', INDEXED) end
+      return {'f', h[1], h[2]}
+    end
+  end
+  local l = listingArgs(p)
   return l and {'d', l}
 end
 
@@ -421,10 +463,10 @@ ops.write = function()
     end
     if over then return {'quota', files, bytes} end
   end
-  local version = tostring(redis.call('INCR', SEQ))
+  local version = str(redis.call('INCR', SEQ))
   redis.call('HSET', fk, 'd', data, 'v', version)
   if expected == '' then link(p, 'f') end
-  if ttl > 0 then redis.call('HSET', FILESIZE, p, #data) end
+  if ttl > 0 then redis.call('HSET', FILESIZE, p, str(#data)) end
   addSize(p, #data - oldSize, expected == '' and 1 or 0)
   count(expected == '' and 1 or 0, #data - oldSize)
   touch(p)
@@ -525,32 +567,48 @@ ops.rename = function()
   return {'ok'}
 end
 
+-- The store-wide keys of a key base, built once per base and kept across calls (as a function library)
+-- for the bases called lately: building nine strings was a sizeable share of a short call. At most
+-- KEPT bases are kept, so the memory stays bounded however many tenants a server holds.
+local KEPT = 512
+local storeKeys, kept = {}, 0
+local function keysOf(b)
+  local k = storeKeys[b]
+  if k then return k end
+  if kept >= KEPT then storeKeys, kept = {}, 0 end
+  k = {b .. 'z', b .. 't', b .. 'u', b .. 's', b .. 'n', b .. 'c', b .. 'T', b .. 'g'}
+  storeKeys[b] = k
+  kept = kept + 1
+  return k
+end
+
 -- One call: sets the call's state, then runs the operation.
 local function main(keys, args)
   argv = args
-  base, ttl, op, SEQ = args[1], tonumber(args[2]), args[4], keys[1]
-  SIZES, ACCESS, USAGE, FILESIZE = base .. 'z', base .. 't', base .. 'u', base .. 's'
-  COUNTS, FILES, INDEXED, GEN = base .. 'n', base .. 'c', base .. 'T', base .. 'g'
+  base, op, SEQ = args[1], args[4], keys[1]
+  ttl = args[2] == '0' and 0 or tonumber(args[2])
+  local k = keysOf(base)
+  SIZES, ACCESS, USAGE, FILESIZE, COUNTS, FILES, INDEXED, GEN = k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]
   if (op == 'write' or op == 'delete' or op == 'rename') and redis.call('EXISTS', base .. 'x') == 1 then
     return redis.error_reply('ERASING the tenant is being erased')
   end
   -- A store built with a clock passes its time; otherwise the server's clock, which every client of the
   -- store shares, decides what has expired. Only expiry reads the time.
-  now = tonumber(args[3])
+  now = args[3] ~= '' and tonumber(args[3]) or nil
   if not now and ttl > 0 then
     local t = redis.call('TIME')
     now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   end
-  backstop = ms(ttl * 2)
+  if ttl > 0 then backstop = ms(ttl * 2) end
   -- Operations that add or access files without expiry record no access times, so the first operation
   -- with expiry after one of them cannot trust `B t` and starts every clock anew.
   if ttl > 0 then
     if not exists(INDEXED) then startClocks() end
-  elseif op == 'read' or op == 'readIf' or op == 'write' or op == 'delete' or op == 'rename' or op == 'view' then
+  elseif op == 'read' or op == 'readIf' or op == 'write' or op == 'delete' or op == 'rename' then
     redis.call('DEL', INDEXED)
   end
   if op == 'sweep' then return purge() end
-  purge()
+  if ttl > 0 then purge() end
   local run = ops[op]
   if not run then return redis.error_reply('ERR unknown memory store operation') end
   return run()
