@@ -266,6 +266,8 @@ const measureScale = async (sizes: number[], log: (line: string) => void): Promi
     }
     return rows;
   } finally {
+    // monitor() opened a connection of its own, which would otherwise reconnect to the stopped server.
+    monitor.disconnect();
     monitorClient.disconnect();
     await redis.stop();
     rmSync(base, { recursive: true, force: true });
