@@ -91,24 +91,30 @@ const lines: string[] = [
   "|---|---|---:|---:|---:|---:|",
 ];
 
+/**
+ * `query` through `searchMemory` on two stores in alternating order, `RUNS` times each: the hits and the
+ * median milliseconds of each. Both must give the same result.
+ */
+const compared = async (name: string, first: MemoryStore, second: MemoryStore, query: SearchOptions) => {
+  const times: [number[], number[]] = [[], []];
+  let hits = 0;
+  for (let run = 0; run < RUNS; run++) {
+    const a = await timed(() => searchMemory(first, query));
+    const b = await timed(() => searchMemory(second, query));
+    if (JSON.stringify(a.value) !== JSON.stringify(b.value))
+      throw new Error(`${name}: the index changed the result`);
+    times[0].push(a.ms);
+    times[1].push(b.ms);
+    hits = a.value.hits.length + a.value.more;
+  }
+  return { hits, first: median(times[0]), second: median(times[1]) };
+};
+
 const measure = async (name: string, store: MemoryStore): Promise<void> => {
   const bytes = await seed(store);
   console.log(`${name}: seeded ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB`);
   for (const query of QUERIES) {
-    const native: number[] = [];
-    const fallback: number[] = [];
-    let hits = 0;
-    for (let run = 0; run < RUNS; run++) {
-      const a = await timed(() => searchMemory(store, query));
-      const b = await timed(() => searchMemory(fallbackOf(store), query));
-      native.push(a.ms);
-      fallback.push(b.ms);
-      if (JSON.stringify(a.value) !== JSON.stringify(b.value))
-        throw new Error(`${name}: the index changed the result`);
-      hits = a.value.hits.length + a.value.more;
-    }
-    const n = median(native);
-    const f = median(fallback);
+    const { hits, first: n, second: f } = await compared(name, store, fallbackOf(store), query);
     const row = `| ${name} | \`${JSON.stringify(query)}\` | ${hits} | ${n.toFixed(1)} | ${f.toFixed(1)} | ${(f / n).toFixed(1)}x |`;
     console.log(row);
     lines.push(row);
@@ -146,19 +152,8 @@ try {
       `PostgreSQL with and without the index: seeded ${FILES} files, ${(bytes / 1e6).toFixed(1)} MB each`,
     );
     for (const query of QUERIES) {
-      const a: number[] = [];
-      const b: number[] = [];
-      let hits = 0;
-      for (let run = 0; run < RUNS; run++) {
-        const x = await timed(() => searchMemory(indexed, query));
-        const y = await timed(() => searchMemory(scanning, query));
-        if (JSON.stringify(x.value) !== JSON.stringify(y.value))
-          throw new Error("the index changed the result");
-        a.push(x.ms);
-        b.push(y.ms);
-        hits = x.value.hits.length + x.value.more;
-      }
-      const row = `| \`${JSON.stringify(query)}\` | ${hits} | ${median(a).toFixed(1)} | ${median(b).toFixed(1)} | ${(median(b) / median(a)).toFixed(1)}x |`;
+      const { hits, first, second } = await compared("PostgreSQL", indexed, scanning, query);
+      const row = `| \`${JSON.stringify(query)}\` | ${hits} | ${first.toFixed(1)} | ${second.toFixed(1)} | ${(second / first).toFixed(1)}x |`;
       console.log(row);
       lines.push(row);
     }
