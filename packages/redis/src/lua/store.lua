@@ -568,7 +568,7 @@ ops.rename = function()
 end
 
 -- The store-wide keys of a key base, built once per base and kept across calls (as a function library)
--- for the bases called lately: building nine strings was a sizeable share of a short call. At most
+-- for the bases called lately: building eight strings was a sizeable share of a short call. At most
 -- KEPT bases are kept, so the memory stays bounded however many tenants a server holds.
 local KEPT = 512
 local storeKeys, kept = {}, 0
