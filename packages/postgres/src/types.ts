@@ -5,6 +5,7 @@
  * "does not exist", a binary file read back empty. Every query the store sends carries these.
  */
 
+/// <reference path="./postgres-bytea.d.ts" />
 import pg from "pg";
 import parseBytea from "postgres-bytea";
 
