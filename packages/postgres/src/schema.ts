@@ -29,9 +29,10 @@ import { text as table } from "./sql/table.sql.generated.js";
  * session, a create writes without a look first, and the `utf8` column marks the files read back as text
  * (`write` takes it; a version-5 table gains the column, NULL on its rows, and keeps them). 7: every
  * function the store calls runs on plans made once per session (`plan_cache_mode`), not planned again on
- * each call once the table is analysed.
+ * each call once the table is analysed. 8: the functions find a file by its path through the primary key
+ * also on a table not yet analysed (they scanned every file of the tenant through the access index).
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** `{{ name }}` or `{{ fn("suffix") }}`: Jinja's syntax, so sqlfluff's default templater can render the files. */
 const PLACEHOLDER = /\{\{ (\w+)(?:\("(\w+)"\))? \}\}/g;

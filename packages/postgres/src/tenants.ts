@@ -46,7 +46,8 @@ export const tenantsStatement = (n: SqlNames): Statement => ({
   ), ids AS (SELECT id FROM walk WHERE id IS NOT NULL LIMIT $4)
   SELECT ids.id AS r_id, r.files AS r_files, r.bytes AS r_bytes,
     EXISTS (SELECT 1 FROM ${n.table} x WHERE x.tenant > $1 || ids.id || '/' AND x.tenant < $1 || ids.id || '0') AS r_nested,
-    (SELECT max(a.accessed_at) FROM ${n.table} a WHERE a.tenant = $1 || ids.id AND a.kind = 'f') AS r_access
+    (SELECT a.accessed_at FROM ${n.table} a WHERE a.tenant = $1 || ids.id AND a.kind = 'f' AND a.accessed_at IS NOT NULL
+      ORDER BY a.accessed_at DESC LIMIT 1) AS r_access
   FROM ids LEFT JOIN ${n.table} r ON r.tenant = $1 || ids.id AND r.path = '/memories'
   ORDER BY ids.id COLLATE "C"`,
 });

@@ -57,7 +57,7 @@ describe("schema 5 to the current one", () => {
         "15B\t/memories\n4B\t/memories/b.md\n11B\t/memories/notes/\n11B\t/memories/notes/a.md",
     );
     expect(await version()).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(7);
+    expect(SCHEMA_VERSION).toBe(8);
     expect(await acme.usage()).toEqual({ files: 3, bytes: 22 });
     expect(
       await run(acme, {

@@ -13,6 +13,13 @@
 -- analysed a table of some hundred tenants, the plan cache found the plans with the call's values folded
 -- in cheaper and planned a statement again on every write, rename and delete: about a fifth of the
 -- server's CPU under load. Every statement here finds its rows through an index whatever the values.
+--
+-- A statement that finds a file by its path tests `x.kind::text = 'f'`, not `x.kind = 'f'`: the latter
+-- lets the planner answer it from the access index (partial, WHERE kind = 'f'), which on a table not yet
+-- analysed it judges tiny, so the plan kept for the session scanned every file of the tenant instead of
+-- probing the primary key (see IS_FILE in ../statements.ts). For the same reason a look at a path's
+-- ancestors probes each by its key (a LATERAL subquery with LIMIT, which the planner cannot turn into a
+-- join): `x.path = ANY (p_ancestors)` let it scan the tenant's rows through the children index.
 
 -- Schema 6: tables made earlier gain the `utf8` column (NULL on their rows: sent as bytea until rewritten).
 ALTER TABLE {{ table }} ADD COLUMN IF NOT EXISTS utf8 boolean;
@@ -121,7 +128,10 @@ BEGIN
   IF p_cutoff IS NULL THEN
     RETURN;
   END IF;
-  SELECT min(x.accessed_at) INTO oldest FROM {{ table }} x WHERE x.tenant = p_tenant AND x.kind = 'f';
+  -- The first entry of the access index, not min(): on a table not yet analysed the planner read every
+  -- file of the tenant for min().
+  SELECT x.accessed_at INTO oldest FROM {{ table }} x WHERE x.tenant = p_tenant AND x.kind = 'f'
+    ORDER BY x.accessed_at LIMIT 1;
   IF oldest < p_cutoff THEN
     PERFORM {{ fn("lock") }}(p_tenant);
     PERFORM {{ fn("reclaim") }}(p_tenant, p_cutoff);
@@ -145,9 +155,10 @@ DROP FUNCTION IF EXISTS {{ fn("write") }}(text, text, text[], bytea, bigint, big
 -- p_utf8: whether p_data is UTF-8 text without NUL (see the `utf8` column).
 -- p_max_files, p_max_bytes: the quotas (NULL: none), checked under the tenant's lock after the write's
 -- own errors, so concurrent writers never overshoot them; 'quota' answers with the files and bytes held.
--- Without expiry a write runs at most three statements: the tenant's lock (which reads its totals), one
--- probe of the path and its ancestors (creates only), and one statement that writes the file and adds it
--- to every ancestor's totals. Answers are assigned, not queried, so they cost no statement.
+-- Without expiry, after the tenant's lock (which reads its totals) and the fence, a create runs one
+-- statement that writes the file and adds it to every ancestor's totals; an edit one that writes the
+-- file, then, when its size changed, one per ancestor (adjust). Answers are assigned, not queried, so
+-- they cost no statement.
 CREATE OR REPLACE FUNCTION {{ fn("write") }}(p_tenant text, p_path text, p_ancestors text[], p_data bytea,
                                          p_if_version bigint, p_now bigint, p_cutoff bigint,
                                          p_max_files bigint, p_max_bytes bigint, p_utf8 boolean)
@@ -157,6 +168,7 @@ DECLARE
   tot record;
   hit record;
   v bigint;
+  was bigint;
   n bigint := octet_length(p_data);
 BEGIN
   SELECT x.files, x.bytes INTO tot FROM {{ table }} x
@@ -181,9 +193,11 @@ BEGIN
   IF p_if_version IS NULL THEN
     IF tot.files + 1 > p_max_files OR tot.bytes + n > p_max_bytes THEN
       -- The quota refuses, unless the create's own error comes first: look at the path and its ancestors.
-      SELECT x.path INTO hit FROM {{ table }} x
-        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
-        ORDER BY x.path = p_path LIMIT 1;
+      SELECT f.path INTO hit FROM unnest(array_prepend(p_path, p_ancestors)) a(path)
+        CROSS JOIN LATERAL (SELECT x.path, x.kind FROM {{ table }} x
+                             WHERE x.tenant = p_tenant AND x.path = a.path LIMIT 1) f
+        WHERE f.path = p_path OR f.kind::text = 'f'
+        ORDER BY f.path = p_path LIMIT 1;
       IF NOT FOUND THEN
         r_status := 'quota';
         r_detail := tot.files || ' ' || tot.bytes;
@@ -201,8 +215,10 @@ BEGIN
     WITH file AS (
       INSERT INTO {{ table }} (tenant, path, kind, parent, content, version, size, files, bytes, accessed_at, utf8)
         SELECT p_tenant, p_path, 'f', p_ancestors[1], p_data, nextval('{{ fn("versions") }}'), n, 1, n, p_now, p_utf8
-          WHERE NOT EXISTS (SELECT 1 FROM {{ table }} x
-                             WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f')
+          WHERE NOT EXISTS (SELECT 1 FROM unnest(p_ancestors) a(path)
+                              CROSS JOIN LATERAL (SELECT 1 FROM {{ table }} x
+                                                   WHERE x.tenant = p_tenant AND x.path = a.path
+                                                     AND x.kind::text = 'f' LIMIT 1) f)
         ON CONFLICT (tenant, path) DO NOTHING
         RETURNING version
     ), dirs AS (
@@ -218,9 +234,11 @@ BEGIN
     SELECT file.version INTO v FROM file;
     IF v IS NULL THEN
       -- A file among the ancestors comes first (notdir), then whatever is at the path (exists).
-      SELECT x.path INTO hit FROM {{ table }} x
-        WHERE x.tenant = p_tenant AND (x.path = p_path OR (x.path = ANY (p_ancestors) AND x.kind = 'f'))
-        ORDER BY x.path = p_path LIMIT 1;
+      SELECT f.path INTO hit FROM unnest(array_prepend(p_path, p_ancestors)) a(path)
+        CROSS JOIN LATERAL (SELECT x.path, x.kind FROM {{ table }} x
+                             WHERE x.tenant = p_tenant AND x.path = a.path LIMIT 1) f
+        WHERE f.path = p_path OR f.kind::text = 'f'
+        ORDER BY f.path = p_path LIMIT 1;
       r_status := CASE WHEN hit.path = p_path THEN 'exists' ELSE 'notdir' END;
       r_detail := CASE WHEN hit.path = p_path THEN NULL ELSE hit.path END;
       RETURN NEXT;
@@ -228,33 +246,29 @@ BEGIN
     END IF;
   ELSE
     -- An edit needs no look at the ancestors: a file with that version has none that is a file. The
-    -- replacement happens only when the version matches and the quota allows any growth. One UPDATE
-    -- writes the file and, when its size changes, its ancestors' totals (each row keeps what is not its
-    -- own): one executor node instead of two, a tenth to a fifth of an edit's server time. The tenant's lock,
-    -- taken above, is what orders concurrent writers, whatever order this statement meets the rows in.
+    -- replacement happens only when the version matches and the quota allows any growth. The file's row
+    -- is found by its key; when its size changes, adjust() adds the difference to each ancestor, found by
+    -- its key too. (One UPDATE of the file and its ancestors together saved a statement or two, but its
+    -- plan read every row of the tenant on a table not yet analysed.) The tenant's lock, taken above, is
+    -- what orders concurrent writers.
     WITH old AS (
       SELECT x.size FROM {{ table }} x
-        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.version = p_if_version
+        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind::text = 'f' AND x.version = p_if_version
           AND (p_max_bytes IS NULL OR n <= x.size OR tot.bytes - x.size + n <= p_max_bytes)
-    ), up AS (
-      UPDATE {{ table }} x
-        SET content = CASE WHEN x.path = p_path THEN p_data ELSE x.content END,
-            version = CASE WHEN x.path = p_path THEN nextval('{{ fn("versions") }}') ELSE x.version END,
-            size = CASE WHEN x.path = p_path THEN n ELSE x.size + CASE WHEN EXISTS (
-                     SELECT 1 FROM unnest(string_to_array(substr(p_path, length(x.path) + 2), '/')) c
-                     WHERE {{ fn("hidden") }}(c)) THEN 0 ELSE n - old.size END END,
-            bytes = CASE WHEN x.path = p_path THEN n ELSE x.bytes + n - old.size END,
-            accessed_at = CASE WHEN x.path = p_path THEN p_now ELSE x.accessed_at END,
-            utf8 = CASE WHEN x.path = p_path THEN p_utf8 ELSE x.utf8 END
-        FROM old
-        WHERE x.tenant = p_tenant AND (x.path = p_path OR (n <> old.size AND x.path = ANY (p_ancestors)))
-        RETURNING x.path, x.version
     )
-    SELECT up.version INTO v FROM up WHERE up.path = p_path;
+    UPDATE {{ table }} x
+      SET content = p_data, version = nextval('{{ fn("versions") }}'), size = n, bytes = n,
+          accessed_at = p_now, utf8 = p_utf8
+      FROM old
+      WHERE x.tenant = p_tenant AND x.path = p_path
+      RETURNING x.version, old.size INTO v, was;
+    IF v IS NOT NULL AND n <> was THEN
+      PERFORM {{ fn("adjust") }}(p_tenant, p_path, 0, n - was, n - was);
+    END IF;
     IF v IS NULL THEN
       -- Refused: a quota when the version matches, otherwise a conflict.
       PERFORM 1 FROM {{ table }} x
-        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.version = p_if_version;
+        WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind::text = 'f' AND x.version = p_if_version;
       r_status := CASE WHEN FOUND THEN 'quota' ELSE 'conflict' END;
       r_detail := CASE WHEN FOUND THEN tot.files || ' ' || tot.bytes ELSE NULL END;
       RETURN NEXT;
@@ -323,8 +337,10 @@ BEGIN
     RETURN QUERY SELECT 'inside'::text, NULL::text;
     RETURN;
   END IF;
-  SELECT x.path INTO anc FROM {{ table }} x
-    WHERE x.tenant = p_tenant AND x.path = ANY (p_ancestors) AND x.kind = 'f' LIMIT 1;
+  SELECT a.path INTO anc FROM unnest(p_ancestors) a(path)
+    CROSS JOIN LATERAL (SELECT 1 FROM {{ table }} x
+                         WHERE x.tenant = p_tenant AND x.path = a.path AND x.kind::text = 'f' LIMIT 1) f
+    LIMIT 1;
   IF FOUND THEN
     RETURN QUERY SELECT 'notdir'::text, anc;
     RETURN;
@@ -423,10 +439,10 @@ LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $fn$
 BEGIN
   IF p_cutoff IS NULL THEN
     SELECT x.content, x.version INTO r_content, r_version FROM {{ table }} x
-      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f';
+      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind::text = 'f';
   ELSE
     UPDATE {{ table }} x SET accessed_at = p_now
-      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind = 'f' AND x.accessed_at >= p_cutoff
+      WHERE x.tenant = p_tenant AND x.path = p_path AND x.kind::text = 'f' AND x.accessed_at >= p_cutoff
       RETURNING x.content, x.version INTO r_content, r_version;
   END IF;
   IF FOUND THEN
