@@ -5,7 +5,7 @@
  */
 import { type ExecuteOptions, executeCommand, type MemoryStore } from "@mem/core";
 import type { BenchConfig } from "./config.js";
-import type { Backend, ToolInput } from "./subject.js";
+import type { Backend, Tool, ToolInput } from "./subject.js";
 import { agentMix } from "./workloads.js";
 
 const decoder = new TextDecoder();
@@ -16,7 +16,7 @@ export const median = (values: number[]): number => {
 };
 
 /** The time of each timed command in each mode, by command name. */
-interface Totals {
+export interface Totals {
   on: Map<string, number[]>;
   off: Map<string, number[]>;
 }
@@ -31,7 +31,7 @@ const push = (map: Map<string, number[]>, key: string, value: number) => {
  * Mean time per command of the mix in one mode, from the median time of each command kind weighted by
  * how often it ran: a preempted command (the machine may be busy) moves a median far less than a sum.
  */
-const weightedMs = (times: Map<string, number[]>): number => {
+export const weightedMs = (times: Map<string, number[]>): number => {
   let total = 0;
   let count = 0;
   for (const list of times.values()) {
@@ -49,17 +49,27 @@ export interface Side {
 
 type Pair = { on: Side; off: Side };
 
-const pairedBackend = (open: () => Pair | Promise<Pair>, totals: Totals): Backend => {
-  const stores: MemoryStore[] = [];
+/** Two tools over the same commands: `on` and `off`, with what their answers must share. */
+export interface ToolPair {
+  on: Tool;
+  off: Tool;
+  /** Both answers must be equal (`content`) or only their outcome (`outcome`: error or not). */
+  same: "content" | "outcome";
+}
+
+/**
+ * A backend whose tools run every command on both tools of a pair, in alternating order, and record the
+ * time of each side of the commands that ran one at a time. `open(ns)` opens a new pair.
+ */
+export const pairedTools = (open: (ns: string) => ToolPair | Promise<ToolPair>, totals: Totals): Backend => {
   let flip = false;
   let inFlight = 0;
   return {
-    async open() {
-      const { on, off } = await open();
-      stores.push(on.store, off.store);
-      const timed = async (side: Side, input: ToolInput) => {
+    async open(ns) {
+      const { on, off, same } = await open(ns);
+      const timed = async (tool: Tool, input: ToolInput) => {
         const started = performance.now();
-        const result = await executeCommand(side.store, input, side.options);
+        const result = await tool.exec(input);
         return { result, ms: performance.now() - started };
       };
       return {
@@ -76,15 +86,37 @@ const pairedBackend = (open: () => Pair | Promise<Pair>, totals: Totals): Backen
             push(totals.off, String(input["command"]), b.ms);
           }
           inFlight--;
-          if (a.result.content !== b.result.content) throw new Error(`the modes differ: ${a.result.content}`);
+          const differ =
+            same === "content"
+              ? a.result.content !== b.result.content
+              : a.result.isError !== b.result.isError;
+          if (differ) throw new Error(`the two sides differ: ${a.result.content} / ${b.result.content}`);
           return a.result;
         },
-        readText: async (path) => {
-          const file = await on.store.read(path);
-          return file ? decoder.decode(file.data) : null;
-        },
+        readText: (path) => on.readText(path),
       };
     },
+    async close() {},
+  };
+};
+
+const storeTool = ({ store, options }: Side): Tool => ({
+  exec: (input) => executeCommand(store, input, options),
+  readText: async (path) => {
+    const file = await store.read(path);
+    return file ? decoder.decode(file.data) : null;
+  },
+});
+
+const pairedBackend = (open: () => Pair | Promise<Pair>, totals: Totals): Backend => {
+  const stores: MemoryStore[] = [];
+  const tools = pairedTools(async () => {
+    const { on, off } = await open();
+    stores.push(on.store, off.store);
+    return { on: storeTool(on), off: storeTool(off), same: "content" };
+  }, totals);
+  return {
+    open: (ns) => tools.open(ns),
     async close() {
       await Promise.all(stores.map((s) => s.close?.()));
     },
