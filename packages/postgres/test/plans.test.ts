@@ -126,7 +126,7 @@ it(
     const notes: string[] = [];
     const pool = db.pool({ max: 1 });
     pool.on("connect", (client) => {
-      client.on("notice", (notice) => notes.push(notice.message));
+      client.on("notice", (notice) => notes.push(notice.message ?? ""));
       void client.query(
         "LOAD 'auto_explain'; SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on; " +
           "SET auto_explain.log_analyze = on; SET auto_explain.log_level = notice; SET client_min_messages = notice",
