@@ -118,6 +118,8 @@ it(
           await big.write(`/memories/topic-${i % 10}/note-${i}.md`, text, { ifAbsent: true });
       }),
     );
+    await big.write("/memories/small/a.md", text, { ifAbsent: true });
+    await big.write("/memories/small/sub/b.md", text, { ifAbsent: true });
     const never = await db.sql(
       `SELECT last_analyze, last_autoanalyze FROM pg_stat_user_tables WHERE relname = '${table}'`,
     );
@@ -167,6 +169,8 @@ it(
         new_path: "/memories/topic-3/note-3.md/x.md",
       },
       { command: "delete", path: `/memories/topic-5/moved-${r}.md` },
+      // A directory of a few entries in a tenant of many: the listing reads what it shows.
+      { command: "view", path: "/memories/small" },
     ];
     for (const expiry of [false, true]) {
       const store = new PostgresStore({ pool, table, ...(expiry ? { expireAfterSeconds: 3600 } : {}) });
@@ -183,13 +187,13 @@ it(
           if (r >= 6) most[key] = Math.max(most[key] ?? 0, mostRowsRead());
         }
       }
-      expect(notes.length === 0 && Object.keys(most).length).toBe(10);
+      expect(notes.length === 0 && Object.keys(most).length).toBe(11);
       // At most the rows of the file, its ancestors and the tenant's `/memories` row, never the tenant's files.
       const over = Object.entries(most).filter(([, rows]) => rows > 20);
       expect({ expiry, over }).toEqual({ expiry, over: [] });
     }
     // The totals kept by the edits, creates, renames and deletes add up.
     const edited = (await big.read("/memories/topic-3/note-3.md"))!.data.length;
-    expect(await big.usage()).toEqual({ files: FILES, bytes: (FILES - 1) * text.length + edited });
+    expect(await big.usage()).toEqual({ files: FILES + 2, bytes: (FILES + 1) * text.length + edited });
   },
 );

@@ -363,8 +363,8 @@ END $fn$;
 DROP FUNCTION IF EXISTS {{ fn("list") }}(text, text, int, bigint);
 
 -- The directory's own row first (r_depth 0, r_omitted the entries left out), then its listed entries,
--- found level by level, each level one index scan over the children of the directories of the level
--- before. With p_limit, only the first p_limit entries in view's order (depth first, siblings by name)
+-- found level by level, one scan of the children index for each directory of the level before. With
+-- p_limit, only the first p_limit entries in view's order (depth first, siblings by name)
 -- are sent. That order compares names by code points, which matches view's UTF-16 order unless a name
 -- holds a character from U+E000 up: then every entry is sent and the caller orders them.
 --
@@ -398,9 +398,13 @@ BEGIN
   FOR level IN 1 .. p_depth LOOP
     EXIT WHEN cardinality(lvl) = 0;
     nxt := '{}';
-    FOR r IN SELECT x.path, x.kind, x.size FROM {{ table }} x
-             WHERE x.tenant = p_tenant AND x.parent = ANY (lvl)
-               AND NOT {{ fn("hidden") }}(substr(x.path, length(x.parent) + 2)) LOOP
+    -- Each directory's children by the children index (OFFSET 0 keeps the subquery a probe per
+    -- directory): `x.parent = ANY (lvl)` read every row of the tenant on a table not yet analysed.
+    FOR r IN SELECT c.path, c.kind, c.size FROM unnest(lvl) d(path)
+             CROSS JOIN LATERAL (SELECT x.path, x.kind, x.size FROM {{ table }} x
+                                  WHERE x.tenant = p_tenant AND x.parent = d.path
+                                    AND NOT {{ fn("hidden") }}(substr(x.path, length(x.parent) + 2))
+                                  OFFSET 0) c LOOP
       paths := paths || r.path;
       kinds := kinds || r.kind;
       sizes := sizes || r.size;
