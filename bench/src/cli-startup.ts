@@ -18,9 +18,8 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installCliFromTarballs } from "./cli-tarballs.js";
+import { flag } from "./flags.js";
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const runs = Number(flag("runs") ?? 21);
 const tarballs = flag("tarballs");
 const binOnly = process.argv.includes("--bin-only");

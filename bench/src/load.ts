@@ -10,10 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { flag } from "./flags.js";
 import { DEFAULT_LEVELS, runLoad } from "./load-run.js";
-
-const flag = (name: string): string | undefined =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 
 const levelsUpTo = (max: number): number[] => {
   const levels: number[] = [];

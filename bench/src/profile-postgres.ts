@@ -22,13 +22,12 @@ import { InMemoryStore } from "@mem/core";
 import { PostgresStore } from "@mem/postgres";
 import { startPostgres } from "@mem/testkit";
 import pg from "pg";
+import { flag } from "./flags.js";
 import { type Expected, seedTenant } from "./load-sessions.js";
 import { toolOver } from "./ours.js";
 import { rawPgTableSql, rawPgTool } from "./raw-postgres.js";
 import type { Tool, ToolInput } from "./subject.js";
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const OPS = Number(flag("ops") ?? 400);
 const TENANTS = Number(flag("tenants") ?? 20);
 const LABEL = flag("label") ?? "after";

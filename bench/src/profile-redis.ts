@@ -25,12 +25,11 @@ import { RedisStore } from "@mem/redis";
 import { startRedis } from "@mem/testkit";
 import { type Command, Redis } from "ioredis";
 import { anchorBackend } from "./anchor.js";
+import { flag } from "./flags.js";
 import { EXECUTE_OPTIONS } from "./ours.js";
 import { rawRedisTool } from "./raw-redis.js";
 import type { Tool, ToolInput } from "./subject.js";
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const OPS = Number(flag("ops") ?? 300);
 const LABEL = flag("label") ?? "current";
 /** Paging as in `bench:paging`: windows of 100 lines over a file of `--paging-lines` lines. */

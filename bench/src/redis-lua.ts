@@ -21,10 +21,9 @@ import { executeCommand } from "@mem/core";
 import { RedisStore } from "@mem/redis";
 import { startRedis } from "@mem/testkit";
 import { Redis } from "ioredis";
+import { flag } from "./flags.js";
 import { median } from "./paired.js";
 
-const flag = (name: string): string | undefined =>
-  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3);
 const BASE = flag("base") ?? "HEAD~1";
 const RUNS = Number(flag("runs") ?? 2000);
 const ROUNDS = Number(flag("rounds") ?? 12);
