@@ -45,7 +45,7 @@ import {
 import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { isFenced, raiseFence } from "./fence.js";
 import { holdsLiveFile, removeExpired, usageOf } from "./files.js";
-import { type Claim, submit } from "./group.js";
+import { type Change, type Claim, submit, submitEdit } from "./group.js";
 import { openEntry, readFileIn, readOpenFile, writeAtomically } from "./io.js";
 import { acquire, type LockTiming, release } from "./lock.js";
 import { renameIn } from "./move.js";
@@ -78,6 +78,9 @@ export interface FsStoreOptions extends ExpiryOptions {
 /** What a scope takes over from its parent instead of probing again. */
 const INHERITED = Symbol("inherited");
 type ScopeOptions = FsStoreOptions & { [INHERITED]?: Resolution };
+
+/** The fence check of a store that is no scope: nothing erases it from under its own caller. */
+const NEVER_FENCED = (): boolean => false;
 
 /**
  * A {@link MemoryStore} over a local directory: `root` is `/memories`, `/memories/a/b.md` is
@@ -382,31 +385,49 @@ export class FsStore implements MemoryStore {
     );
   }
 
-  /** Read → change → atomic write under the cross-process lock: no other writer can come in between. */
+  /**
+   * Read → change → atomic write under the cross-process lock: no other writer can come in between.
+   * Edits of the same file queued in this process while the lock is held share one read and one write
+   * (see group.ts).
+   */
   async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
     if (path === ROOT) return false;
     const segments = segmentsOf(path);
     const name = segments.at(-1)!;
-    return this.#mutate(
-      async (root) => {
-        const descent = await descend(root, segments.slice(0, -1), false);
-        try {
-          if (descent.blocked) return false;
-          const parent = descent.dirs.at(-1)!;
-          const current = await readFileIn(parent, name, this.#expiry);
-          if (!current) return false;
-          const next = change(current.data);
-          if (next) {
-            await writeAtomically(parent, name, next, [], this.#expiry?.now());
-            totalsOf(root)?.add(0, next.byteLength - current.data.byteLength);
-          }
-          return true;
-        } finally {
-          await releaseDescent(descent);
+    const apply = async (root: Dir, edit: Change): Promise<boolean> => {
+      const descent = await descend(root, segments.slice(0, -1), false);
+      try {
+        if (descent.blocked) return false;
+        const parent = descent.dirs.at(-1)!;
+        const current = await readFileIn(parent, name, this.#expiry);
+        if (!current) return false;
+        const next = edit(current.data);
+        if (next) {
+          await writeAtomically(parent, name, next, [], this.#expiry?.now());
+          totalsOf(root)?.add(0, next.byteLength - current.data.byteLength);
         }
-      },
-      { edit: path },
-      path,
+        return true;
+      } finally {
+        await releaseDescent(descent);
+      }
+    };
+    // With expiry every change runs alone (see #mutate).
+    if (this.#expiry) return this.#mutate((root) => apply(root, change), { edit: path }, path);
+    const fenced = this.#fenceChecked();
+    if (fenced()) return Promise.reject(new ErasingError(path));
+    const guarded =
+      (edit: Change): Change =>
+      (current) => {
+        try {
+          return edit(current);
+        } catch (error) {
+          throw toStoreFailure(error);
+        }
+      };
+    // Stores that check the fence share a write only with each other: the first one's check runs for all.
+    const combineKey = `${fenced === NEVER_FENCED ? "" : "fenced:"}${path}`;
+    return submitEdit(this.root, path, combineKey, this.#hold, guarded(change), (root, edit) =>
+      this.#guard(root, fenced, path, () => apply(root, edit)),
     );
   }
 
@@ -455,36 +476,53 @@ export class FsStore implements MemoryStore {
    * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
    * With expiry every change runs alone, since any of them may remove expired files anywhere.
    */
+  /** Whether a change must be refused because this scope's tenant is being erased (fence.ts). */
+  #fenceChecked(): () => boolean {
+    if ((this.#options as ScopeOptions)[INHERITED] === undefined) return NEVER_FENCED;
+    return () => isFenced(this.root);
+  }
+
+  /** Opens the root, takes the lock, runs `batch` (with the kept totals), releases. */
+  readonly #hold = (batch: (root: Dir) => Promise<void>): Promise<void> =>
+    this.#withRoot(async (root) => {
+      const held = await acquire(root, this.#timing);
+      try {
+        if (held.recovered) await removeCrashLeftovers(root, this.#timing.staleMs);
+        // Expired files leave without a change, so with expiry the totals could not be kept.
+        const totals = this.#expiry
+          ? null
+          : await HeldTotals.open(root, held.recovered, totalsWanted(this.root));
+        if (totals) await holdingTotals(root, totals, () => batch(root));
+        else await batch(root);
+      } finally {
+        await release(root, held);
+      }
+    });
+
+  /** Runs a change under the held lock: refused while fenced; errors as store errors. */
+  async #guard<T>(
+    root: Dir,
+    fenced: () => boolean,
+    path: string | undefined,
+    task: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      if (fenced()) throw new ErasingError(path!);
+      return await task();
+    } catch (error) {
+      // Refusals come before any change; anything else may have come after one.
+      if (!isRefusal(error)) totalsOf(root)?.invalidate();
+      throw toStoreFailure(error);
+    }
+  }
+
   #mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive", path?: string): Promise<T> {
     // A change of a tenant being erased (fence.ts): refused before the root is opened (a purge may have
     // renamed it away, and opening would make it anew), and again under the lock.
-    const fenced = () =>
-      path !== undefined && (this.#options as ScopeOptions)[INHERITED] !== undefined && isFenced(this.root);
+    const fenced = path === undefined ? NEVER_FENCED : this.#fenceChecked();
     if (fenced()) return Promise.reject(new ErasingError(path!));
-    const hold = (batch: (root: Dir) => Promise<void>) =>
-      this.#withRoot(async (root) => {
-        const held = await acquire(root, this.#timing);
-        try {
-          if (held.recovered) await removeCrashLeftovers(root, this.#timing.staleMs);
-          // Expired files leave without a change, so with expiry the totals could not be kept.
-          const totals = this.#expiry
-            ? null
-            : await HeldTotals.open(root, held.recovered, totalsWanted(this.root));
-          if (totals) await holdingTotals(root, totals, () => batch(root));
-          else await batch(root);
-        } finally {
-          await release(root, held);
-        }
-      });
-    return submit(this.root, this.#expiry ? "exclusive" : claim, hold, async (root) => {
-      try {
-        if (fenced()) throw new ErasingError(path!);
-        return await task(root);
-      } catch (error) {
-        // Refusals come before any change; anything else may have come after one.
-        if (!isRefusal(error)) totalsOf(root)?.invalidate();
-        throw toStoreFailure(error);
-      }
-    });
+    return submit(this.root, this.#expiry ? "exclusive" : claim, this.#hold, (root) =>
+      this.#guard(root, fenced, path, () => task(root)),
+    );
   }
 }

@@ -2,14 +2,27 @@
  * Group commit: the changes a process queues for one root while the store lock is held run together
  * under the next hold, instead of taking and releasing the lock once each. Edits of distinct existing
  * files (an edit creates no directory and removes none) run at the same time, so their fsyncs overlap
- * in the thread pool; every other change runs alone, in queue order. Results and errors go to each
- * change's own caller once the lock is released, as they did when each change held it alone.
+ * in the thread pool; edits of one file queued together (`submitEdit`) share one read and one write,
+ * each applied to what the one before it left; every other change runs alone, in queue order. Results
+ * and errors go to each change's own caller once the lock is released, as they did when each change
+ * held it alone.
  */
 import { isSameOrInside } from "@mem/core";
 import type { Dir } from "./dir.js";
 
 /** What a change may touch: one existing file's content, or anything (creates, deletes, renames...). */
 export type Claim = { readonly edit: string } | "exclusive";
+
+/** An edit of a file's bytes: the bytes to write instead, or `null` to leave them. Synchronous and pure. */
+export type Change = (current: Uint8Array) => Uint8Array | null;
+
+/**
+ * Reads the file under the held lock, passes its bytes to `change` and writes what it returns; false,
+ * without calling `change`, when no file is there.
+ */
+export type ApplyChange = (root: Dir, change: Change) => Promise<boolean>;
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 interface Job {
   readonly claim: Claim;
@@ -19,6 +32,13 @@ interface Job {
   readonly settle: (error?: unknown) => void;
   /** Opens the root, takes the lock, runs `batch`, releases: the submitting store's way. */
   readonly hold: (batch: (root: Dir) => Promise<void>) => Promise<void>;
+  /** Set for an edit that may share its read and write with edits of the same `key`. */
+  readonly edit?: {
+    readonly key: string;
+    readonly change: Change;
+    readonly apply: ApplyChange;
+    readonly keep: (outcome: Outcome<boolean>) => void;
+  };
 }
 
 interface Queue {
@@ -34,6 +54,72 @@ const queues: Map<string, Queue> = shared[QUEUES_KEY];
 
 const overlaps = (a: Claim, b: Claim): boolean =>
   a === "exclusive" || b === "exclusive" || isSameOrInside(a.edit, b.edit) || isSameOrInside(b.edit, a.edit);
+
+type EditJob = Job & { readonly edit: NonNullable<Job["edit"]> };
+
+/**
+ * One job for edits of one file: a single read, each edit's change applied in queue order to what the
+ * one before left (an edit whose change throws fails alone and changes nothing), a single write.
+ */
+const together = (edits: readonly EditJob[]): Job => {
+  const first = edits[0]!;
+  return {
+    claim: first.claim,
+    hold: first.hold,
+    settle: () => {},
+    run: async (root) => {
+      const failed = new Set<EditJob>();
+      const change: Change = (current) => {
+        let data = current;
+        let changed = false;
+        for (const job of edits) {
+          try {
+            const next = job.edit.change(data);
+            if (next) {
+              data = next;
+              changed = true;
+            }
+          } catch (error) {
+            failed.add(job);
+            job.edit.keep({ ok: false, error });
+          }
+        }
+        return changed ? data : null;
+      };
+      let outcome: Outcome<boolean>;
+      try {
+        outcome = { ok: true, value: await first.edit.apply(root, change) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      for (const job of edits) if (!failed.has(job)) job.edit.keep(outcome);
+    },
+  };
+};
+
+/**
+ * The batch as it runs: each edit joins the earlier edits of its key unless a change queued between
+ * them touches the same file (moving it forward past changes of other files alters no outcome, since
+ * none of them has been answered yet).
+ */
+const combined = (jobs: readonly Job[]): Job[] => {
+  const units: Array<Job | EditJob[]> = [];
+  const open = new Map<string, EditJob[]>();
+  for (const job of jobs) {
+    const group = job.edit && open.get(job.edit.key);
+    if (group) {
+      group.push(job as EditJob);
+      continue;
+    }
+    for (const [key, edits] of open) if (overlaps(edits[0]!.claim, job.claim)) open.delete(key);
+    if (job.edit) {
+      const edits = [job as EditJob];
+      open.set(job.edit.key, edits);
+      units.push(edits);
+    } else units.push(job);
+  }
+  return units.map((unit) => (!Array.isArray(unit) ? unit : unit.length === 1 ? unit[0]! : together(unit)));
+};
 
 /** Splits a batch into waves run one after another; the changes of a wave touch disjoint files. */
 const wavesOf = (jobs: readonly Job[]): Job[][] => {
@@ -56,7 +142,7 @@ const drain = async (queue: Queue, key: string): Promise<void> => {
     let failure: { error: unknown } | undefined;
     try {
       await batch[0]!.hold(async (root) => {
-        for (const wave of wavesOf(batch)) await Promise.all(wave.map((job) => job.run(root)));
+        for (const wave of wavesOf(combined(batch))) await Promise.all(wave.map((job) => job.run(root)));
       });
     } catch (error) {
       // The lock could not be taken or released: every change of the batch reports it.
@@ -67,6 +153,32 @@ const drain = async (queue: Queue, key: string): Promise<void> => {
   queue.draining = false;
   if (queue.jobs.length === 0) queues.delete(key);
 };
+
+const enqueue = <T>(
+  key: string,
+  make: (keep: (outcome: Outcome<T>) => void, settle: (error?: unknown) => void) => Job,
+): Promise<T> =>
+  new Promise<T>((resolve, reject) => {
+    let queue = queues.get(key);
+    if (!queue) {
+      queue = { jobs: [], draining: false };
+      queues.set(key, queue);
+    }
+    let outcome: Outcome<T> | undefined;
+    const keep = (kept: Outcome<T>) => {
+      outcome = kept;
+    };
+    const settle = (error?: unknown) => {
+      if (outcome && !outcome.ok) reject(outcome.error);
+      else if (error !== undefined || !outcome) reject(error);
+      else resolve(outcome.value);
+    };
+    queue.jobs.push(make(keep, settle));
+    if (!queue.draining) {
+      queue.draining = true;
+      void drain(queue, key);
+    }
+  });
 
 /**
  * Runs `task` under the lock of root `key`, together with the other changes queued meanwhile.
@@ -82,31 +194,48 @@ export const submit = <T>(
   hold: (batch: (root: Dir) => Promise<void>) => Promise<void>,
   task: (root: Dir) => Promise<T>,
 ): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    let queue = queues.get(key);
-    if (!queue) {
-      queue = { jobs: [], draining: false };
-      queues.set(key, queue);
-    }
-    let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-    queue.jobs.push({
-      claim,
-      hold,
-      run: async (root) => {
-        try {
-          outcome = { ok: true, value: await task(root) };
-        } catch (error) {
-          outcome = { ok: false, error };
-        }
-      },
-      settle: (error) => {
-        if (outcome && !outcome.ok) reject(outcome.error);
-        else if (error !== undefined || !outcome) reject(error);
-        else resolve(outcome.value);
-      },
-    });
-    if (!queue.draining) {
-      queue.draining = true;
-      void drain(queue, key);
-    }
-  });
+  enqueue<T>(key, (keep, settle) => ({
+    claim,
+    hold,
+    settle,
+    run: async (root) => {
+      try {
+        keep({ ok: true, value: await task(root) });
+      } catch (error) {
+        keep({ ok: false, error });
+      }
+    },
+  }));
+
+/**
+ * Runs an edit of file `path` under the lock of root `key`: `apply(root, change)`, or one `apply` for
+ * it and the edits of the same `combineKey` queued beside it, each `change` given what the one before
+ * it left. `combineKey` names the file and whatever else makes two edits' `apply` interchangeable.
+ * Resolves what `apply` resolved (false: no file there).
+ *
+ * @example
+ * ```ts
+ * await submitEdit(root, "/memories/a.md", "/memories/a.md", hold, (bytes) => upper(bytes), applyChange);
+ * ```
+ */
+export const submitEdit = (
+  key: string,
+  path: string,
+  combineKey: string,
+  hold: (batch: (root: Dir) => Promise<void>) => Promise<void>,
+  change: Change,
+  apply: ApplyChange,
+): Promise<boolean> =>
+  enqueue<boolean>(key, (keep, settle) => ({
+    claim: { edit: path },
+    hold,
+    settle,
+    edit: { key: combineKey, change, apply, keep },
+    run: async (root) => {
+      try {
+        keep({ ok: true, value: await apply(root, change) });
+      } catch (error) {
+        keep({ ok: false, error });
+      }
+    },
+  }));
