@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AlreadyExistsError,
+  applyInTurn,
   type ChangeContext,
   ConflictError,
   DEFAULT_UPDATE_ATTEMPTS,
@@ -256,5 +257,35 @@ describe("isStoreError", () => {
     expect(isStoreError(Object.assign(new Error("x"), { code: "ECONNRESET" }))).toBe(false);
     expect(isStoreError(null)).toBe(false);
     expect(isStoreError("CONFLICT", "CONFLICT")).toBe(false);
+  });
+});
+
+describe("applyInTurn", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const decode = (bytes: Uint8Array | null) => (bytes ? new TextDecoder().decode(bytes) : null);
+  const append = (line: string) => (current: Uint8Array) => encode(`${decode(current)}${line}`);
+
+  it("applies each change to what the one before left, for one write", () => {
+    const { next, thrown } = applyInTurn(encode(">"), [append("a"), () => null, append("b")]);
+    expect(decode(next)).toBe(">ab");
+    expect(thrown).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("leaves out a change that throws, keeps its error, and applies the others", () => {
+    const error = new Error("bad change");
+    const { next, thrown } = applyInTurn(encode(">"), [
+      append("a"),
+      () => {
+        throw error;
+      },
+      append("c"),
+    ]);
+    expect(decode(next)).toBe(">ac");
+    expect(thrown).toEqual([undefined, { error }, undefined]);
+  });
+
+  it("asks for no write when no change asked for one", () => {
+    expect(applyInTurn(encode(">"), [() => null, () => null]).next).toBeNull();
+    expect(applyInTurn(encode(">"), []).next).toBeNull();
   });
 });

@@ -7,14 +7,14 @@
  * and errors go to each change's own caller once the lock is released, as they did when each change
  * held it alone.
  */
-import { isSameOrInside } from "@mem/core";
+import { applyInTurn, type BytesChange, isSameOrInside } from "@mem/core";
 import type { Dir } from "./dir.js";
 
 /** What a change may touch: one existing file's content, or anything (creates, deletes, renames...). */
 export type Claim = { readonly edit: string } | "exclusive";
 
 /** An edit of a file's bytes: the bytes to write instead, or `null` to leave them. Synchronous and pure. */
-export type Change = (current: Uint8Array) => Uint8Array | null;
+export type Change = BytesChange;
 
 /**
  * Reads the file under the held lock, passes its bytes to `change` and writes what it returns; false,
@@ -70,21 +70,16 @@ const together = (edits: readonly EditJob[]): Job => {
     run: async (root) => {
       const failed = new Set<EditJob>();
       const change: Change = (current) => {
-        let data = current;
-        let changed = false;
-        for (const job of edits) {
-          try {
-            const next = job.edit.change(data);
-            if (next) {
-              data = next;
-              changed = true;
-            }
-          } catch (error) {
-            failed.add(job);
-            job.edit.keep({ ok: false, error });
-          }
-        }
-        return changed ? data : null;
+        const { next, thrown } = applyInTurn(
+          current,
+          edits.map((job) => job.edit.change),
+        );
+        thrown.forEach((threw, i) => {
+          if (!threw) return;
+          failed.add(edits[i]!);
+          edits[i]!.edit.keep({ ok: false, error: threw.error });
+        });
+        return next;
       };
       let outcome: Outcome<boolean>;
       try {

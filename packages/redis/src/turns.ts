@@ -3,12 +3,13 @@
  * while one is under way wait, then go together as one batch: one read, every change applied in arrival
  * order, each to the result of the one before, and one conditional write.
  */
+import { applyInTurn, type BytesChange } from "@mem/core";
 import type { Cluster, Redis } from "ioredis";
 
 /** Attempts of `update` before it gives up on a file other processes keep changing. */
 export const UPDATE_ATTEMPTS = 100;
 
-export type Change = (current: Uint8Array) => Uint8Array | null;
+export type Change = BytesChange;
 
 /** A batch's run: applies `apply` to the file (read, then written if anything changed); false when missing. */
 export type RunBatch = (apply: (current: Uint8Array) => Uint8Array | null) => Promise<boolean>;
@@ -59,21 +60,14 @@ const drain = async (byKey: Map<string, Queue>, key: string, queue: Queue, run: 
     const batch = queue.waiting.splice(0);
     try {
       const found = await run((current) => {
-        let data = current;
-        let changed = false;
-        for (const item of batch) {
-          item.threw = undefined;
-          try {
-            const next = item.change(data);
-            if (next) {
-              data = next;
-              changed = true;
-            }
-          } catch (error) {
-            item.threw = { error };
-          }
-        }
-        return changed ? data : null;
+        const { next, thrown } = applyInTurn(
+          current,
+          batch.map((item) => item.change),
+        );
+        batch.forEach((item, i) => {
+          item.threw = thrown[i];
+        });
+        return next;
       });
       for (const item of batch) {
         if (item.threw) item.reject(item.threw.error);

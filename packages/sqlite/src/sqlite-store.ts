@@ -1,5 +1,6 @@
 import {
   AlreadyExistsError,
+  applyInTurn,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -256,8 +257,8 @@ export class SqliteStore implements MemoryStore {
         const outcomes = await this.#applyRound(path, round);
         for (const [i, edit] of round.entries()) {
           const outcome = outcomes[i]!;
-          if (outcome instanceof Error) edit.reject(outcome);
-          else edit.resolve(outcome);
+          if (typeof outcome === "boolean") edit.resolve(outcome);
+          else edit.reject(outcome.error);
         }
       } catch (error) {
         for (const edit of round) edit.reject(error);
@@ -266,8 +267,9 @@ export class SqliteStore implements MemoryStore {
     edits.delete(key);
   }
 
-  async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | Error>> {
-    let outcomes: Array<boolean | Error> = [];
+  /** Per edit: whether the file was there, or what its change threw. */
+  async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | { error: unknown }>> {
+    let outcomes: Array<boolean | { error: unknown }> = [];
     await updateWithRetry(
       this,
       path,
@@ -276,21 +278,12 @@ export class SqliteStore implements MemoryStore {
           outcomes = round.map(() => false);
           return null;
         }
-        let data = file.data;
-        let changed = false;
-        outcomes = round.map((edit): boolean | Error => {
-          try {
-            const next = edit.change(data);
-            if (next !== null) {
-              data = next;
-              changed = true;
-            }
-            return true;
-          } catch (error) {
-            return error as Error;
-          }
-        });
-        return changed ? data : null;
+        const { next, thrown } = applyInTurn(
+          file.data,
+          round.map((edit) => edit.change),
+        );
+        outcomes = thrown.map((threw) => threw ?? true);
+        return next;
       },
       { attempts: EDIT_ATTEMPTS },
     );
