@@ -38,7 +38,7 @@ export { type Expiry, expiryOf } from "./expiry.js";
 export { isStoreError, systemReason } from "./failure.js";
 export { ForwardingStore } from "./forwarding-store.js";
 export type { ImageMediaType, ToolImage } from "./image.js";
-export { applyInTurn, type BytesChange, type InTurn } from "./in-turn.js";
+export { applyInTurn, type BytesChange, type InTurn, type TakeTurn, updateInTurn } from "./in-turn.js";
 export {
   DEFAULT_LINE_CACHE_BYTES,
   type FileAtToken,

@@ -12,6 +12,7 @@ import {
   type MemoryStore,
   StoreFailureError,
   TooManyConflictsError,
+  updateInTurn,
   updateWithRetry,
   type WriteCondition,
 } from "../src/index.js";
@@ -287,5 +288,110 @@ describe("applyInTurn", () => {
   it("asks for no write when no change asked for one", () => {
     expect(applyInTurn(encode(">"), [() => null, () => null]).next).toBeNull();
     expect(applyInTurn(encode(">"), []).next).toBeNull();
+  });
+});
+
+describe("updateInTurn", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const append = (line: string) => (current: Uint8Array) => encode(`${decode(current)}${line}`);
+  /** One file in memory whose reads and writes are counted; `raceOnce` makes the first write lose. */
+  const file = (initial: string | null, raceOnce = false) => {
+    const state: { data: Uint8Array | null; takes: number; applies: number } = {
+      data: initial === null ? null : encode(initial),
+      takes: 0,
+      applies: 0,
+    };
+    let raced = !raceOnce;
+    const take = async (apply: (current: Uint8Array) => Uint8Array | null) => {
+      state.takes++;
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (!state.data) return false;
+        state.applies++;
+        const next = apply(state.data);
+        if (!raced) {
+          raced = true;
+          state.data = encode(`${decode(state.data)}[other]`);
+          continue;
+        }
+        if (next) state.data = next;
+        return true;
+      }
+    };
+    return { state, take };
+  };
+
+  it("runs the edits that arrive during a turn together, in arrival order", async () => {
+    const owner = {};
+    const { state, take } = file(">");
+    const results = await Promise.all(
+      ["a", "b", "c", "d"].map((line) => updateInTurn(owner, "/memories/f", append(line), take)),
+    );
+    expect(results).toEqual([true, true, true, true]);
+    expect(decode(state.data!)).toBe(">abcd");
+    // The first goes alone; the three that arrived meanwhile share the next turn.
+    expect(state.takes).toBe(2);
+  });
+
+  it("keeps owners and keys apart", async () => {
+    const a = file("");
+    const one = {};
+    const two = {};
+    await Promise.all([
+      updateInTurn(one, "k", append("1"), a.take),
+      updateInTurn(one, "k", append("2"), a.take),
+      updateInTurn(two, "k", append("3"), a.take),
+      updateInTurn(two, "k", append("4"), a.take),
+      updateInTurn(one, "other", append("5"), a.take),
+    ]);
+    // Each owner's first edit of "k" goes alone and its second follows; "other" takes a turn of its own.
+    expect(a.state.takes).toBe(5);
+    const b = file("");
+    await Promise.all(["1", "2", "3", "4"].map((line) => updateInTurn(one, "k", append(line), b.take)));
+    expect(b.state.takes).toBe(2);
+  });
+
+  it("gives a thrown change its own error, after the turn's last application", async () => {
+    const owner = {};
+    const { state, take } = file(">", true);
+    let calls = 0;
+    const error = new Error("bad change");
+    const first = updateInTurn(owner, "f", append("a"), take);
+    const results = await Promise.allSettled([
+      first,
+      updateInTurn(owner, "f", append("b"), take),
+      updateInTurn(
+        owner,
+        "f",
+        () => {
+          calls++;
+          throw error;
+        },
+        take,
+      ),
+      updateInTurn(owner, "f", append("c"), take),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(results[2]).toEqual({ status: "rejected", reason: error });
+    // The first turn lost a race and applied again; the second turn ran b, the throwing change and c.
+    expect(decode(state.data!)).toBe(">[other]abc");
+    expect(calls).toBe(1);
+  });
+
+  it("fails every edit of a turn that failed, and answers false for a missing file", async () => {
+    const failing = async () => {
+      throw new Error("connection lost");
+    };
+    const owner = {};
+    const settled = await Promise.allSettled([
+      updateInTurn(owner, "f", append("a"), failing),
+      updateInTurn(owner, "f", append("b"), failing),
+    ]);
+    expect(
+      settled.every((r) => r.status === "rejected" && (r.reason as Error).message === "connection lost"),
+    ).toBe(true);
+    const { take } = file(null);
+    expect(await updateInTurn({}, "f", append("a"), take)).toBe(false);
   });
 });

@@ -31,6 +31,7 @@ import {
   tenantPageOptions,
   type Usage,
   unscopedPurgeError,
+  updateInTurn,
   type Version,
   type WriteCondition,
   type WriteQuota,
@@ -40,18 +41,12 @@ import { contentOf, rawBytes, textable } from "./content.js";
 import { ERASING, RETRYABLE, sqlStateOf, toStoreFailure } from "./failure.js";
 import { listingOf, listLimit } from "./listing.js";
 import { ignore, isFatal, migrate } from "./migrate.js";
-import {
-  checkIdentifier,
-  DEFAULT_SCHEMA,
-  DEFAULT_TABLE,
-  MAX_TABLE_LENGTH,
-  type SqlNames,
-  sqlNames,
-} from "./names.js";
+import { checkIdentifier, DEFAULT_SCHEMA, DEFAULT_TABLE, MAX_TABLE_LENGTH, sqlNames } from "./names.js";
 import { checkOptions, type PostgresStoreOptions, ROOT_KEY, tenantKey } from "./options.js";
 import { KnownDirectories, writeOutcome } from "./outcomes.js";
 import { searchFiles, searchValues } from "./search.js";
-import { type Statement, type Statements, statements } from "./statements.js";
+import type { Shared } from "./shared.js";
+import { type Statement, statements } from "./statements.js";
 import {
   childPrefix,
   countStatement,
@@ -69,22 +64,6 @@ const MAX_ATTEMPTS = 100;
 
 /** Marks the options of a scope: the parent's shared state and its tenant key ride along under this key. */
 const SHARED = Symbol("PostgresStore.shared");
-
-/** What a store and all its scopes share: one pool, one schema check, one set of names. */
-interface Shared {
-  readonly pool: pg.Pool;
-  readonly names: SqlNames;
-  readonly sql: Statements;
-  readonly expireAfterMs: number | undefined;
-  readonly clock: () => number;
-  /** The lines of large files kept between `view_range` windows (see `lineCacheBytes`). */
-  readonly lines: LineCache;
-  /** Paths (tenant key, NUL, path) last viewed as directories, for `readOrList`. */
-  readonly directories: KnownDirectories;
-  /** Whether creating or upgrading the table makes the search index (the `searchIndex` option). */
-  readonly searchIndex: boolean;
-  ready: Promise<void> | undefined;
-}
 
 /**
  * A `MemoryStore` on PostgreSQL. Every tenant's files live in one table; each command is one statement
@@ -308,12 +287,18 @@ export class PostgresStore implements MemoryStore {
   }
 
   /**
-   * An atomic edit. First optimistically: the read, then `write` conditional on the version read (two
-   * round trips, as core's own loop). When another writer came in between, it stops racing: in one
-   * transaction it takes the tenant's lock (the one every write takes), reads, and writes, so edits of a
-   * busy file queue up instead of retrying each other out.
+   * An atomic edit. Stores over one pool and table take turns on a file: edits arriving while one is
+   * under way go together, one read and one write (core's `updateInTurn`). First optimistically: the
+   * read, then `write` conditional on the version read. When another writer came in between, it stops
+   * racing: in one transaction it takes the tenant's lock (the one every write takes), reads, and writes.
    */
-  async update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+  update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
+    const { pool, names, expireAfterMs } = this.#shared;
+    const key = `${names.key}\u0000${expireAfterMs ?? ""}\u0000${this.tenantKey}\u0000${path}`;
+    return updateInTurn(pool, key, change, (apply) => this.#update(path, apply));
+  }
+
+  async #update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
     const file = await this.read(path);
     if (!file) return false;
     const next = change(file.data);

@@ -35,6 +35,7 @@ import {
   tenantPageOptions,
   type Usage,
   unscopedPurgeError,
+  updateInTurn,
   type Version,
   type WriteCondition,
   type WriteQuota,
@@ -48,7 +49,6 @@ import { lineCacheOf } from "./line-cache.js";
 import { CHANGES, listArguments, listingOf, type Operation, type Reply, text } from "./replies.js";
 import { STORE_FUNCTION, STORE_SCRIPT, STORE_SCRIPT_SHA } from "./script.js";
 import { listTenants, needsRegistration, purgeTenant, registerTenant } from "./tenants.js";
-import { update as queueUpdate, UPDATE_ATTEMPTS } from "./turns.js";
 
 /** Carries a scope's key base past the `prefix` check, which refuses the tags that scopes use. */
 const SCOPED_BASE = Symbol("RedisStore.scopedBase");
@@ -108,6 +108,9 @@ export type RedisStoreOptions = CommonOptions &
  * await store.close();
  * ```
  */
+/** Attempts of `update` before it gives up on a file other processes keep changing. */
+const UPDATE_ATTEMPTS = 100;
+
 export class RedisStore implements MemoryStore {
   readonly backend = "redis";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
@@ -381,12 +384,12 @@ export class RedisStore implements MemoryStore {
    * Native atomic edit: read, `change`, then a write conditional on the version read, so no other write
    * lands in between. Edits of one file through one client never race each other: those that arrive
    * while one is under way wait and then go together, one read, each change applied in arrival order to
-   * the result of the one before, one write (see turns.ts). A write from another process in between makes
+   * the result of the one before, one write (core's `updateInTurn`). A write from another process in between makes
    * the batch read again and run its changes again, after core's backoff (at most 100 times, then
    * `ConflictError`). Two round trips for one edit or for a batch of them.
    */
   update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
-    return queueUpdate(this.client, `${this.keyBase}\u0000${path}`, change, async (apply) => {
+    return updateInTurn(this.client, `${this.keyBase}\u0000${path}`, change, async (apply) => {
       for (let attempt = 0; ; attempt++) {
         const file = await this.read(path);
         if (!file) return false;
