@@ -1,6 +1,5 @@
 import {
   AlreadyExistsError,
-  applyInTurn,
   ConflictError,
   checkOptions,
   checkTenant,
@@ -33,6 +32,7 @@ import {
   tenantPageOptions,
   type Usage,
   unscopedPurgeError,
+  updateInTurn,
   updateWithRetry,
   type Version,
   type WriteCondition,
@@ -74,16 +74,8 @@ const EDIT_ATTEMPTS = 100;
 /** Marks the options of a scope: the parent's shared state rides along under this key. */
 const SHARED = Symbol("SqliteStore.shared");
 
-interface Edit {
-  readonly change: (current: Uint8Array) => Uint8Array | null;
-  readonly resolve: (found: boolean) => void;
-  readonly reject: (error: unknown) => void;
-}
-
 interface Shared {
   readonly dispatcher: Dispatcher;
-  /** Each file's queue of in-process edits waiting for the one being written, by tenant key and path. */
-  readonly edits: Map<string, Edit[]>;
   readonly expiry: Expiry | null;
   readonly path: string | undefined;
   /** The lines of large files kept between `view_range` windows (see `lineCacheBytes`); none when 0. */
@@ -144,7 +136,6 @@ export class SqliteStore implements MemoryStore {
         : new InlineTransport(options.database, settings);
     this.#shared = {
       dispatcher: new Dispatcher(transport),
-      edits: new Map(),
       expiry,
       path: "path" in options ? options.path : undefined,
       lines:
@@ -234,60 +225,19 @@ export class SqliteStore implements MemoryStore {
    * other; a collision with another connection's write runs them again on the fresh file, with backoff.
    */
   update(path: string, change: (current: Uint8Array) => Uint8Array | null): Promise<boolean> {
-    const { edits } = this.#shared;
-    const key = `${this.#key}\0${path}`;
-    return new Promise((resolve, reject) => {
-      const queue = edits.get(key);
-      if (queue) {
-        queue.push({ change, resolve, reject });
-        return;
-      }
-      const fresh: Edit[] = [{ change, resolve, reject }];
-      edits.set(key, fresh);
-      void this.#edit(key, path, fresh);
+    return updateInTurn(this.#shared, `${this.#key}\0${path}`, change, async (apply) => {
+      let found = false;
+      await updateWithRetry(
+        this,
+        path,
+        (file) => {
+          found = file !== null;
+          return file && apply(file.data);
+        },
+        { attempts: EDIT_ATTEMPTS },
+      );
+      return found;
     });
-  }
-
-  /** Applies the queued edits of one file in rounds, until no more arrive. */
-  async #edit(key: string, path: string, queue: Edit[]): Promise<void> {
-    const { edits } = this.#shared;
-    while (queue.length > 0) {
-      const round = queue.splice(0);
-      try {
-        const outcomes = await this.#applyRound(path, round);
-        for (const [i, edit] of round.entries()) {
-          const outcome = outcomes[i]!;
-          if (typeof outcome === "boolean") edit.resolve(outcome);
-          else edit.reject(outcome.error);
-        }
-      } catch (error) {
-        for (const edit of round) edit.reject(error);
-      }
-    }
-    edits.delete(key);
-  }
-
-  /** Per edit: whether the file was there, or what its change threw. */
-  async #applyRound(path: string, round: readonly Edit[]): Promise<Array<boolean | { error: unknown }>> {
-    let outcomes: Array<boolean | { error: unknown }> = [];
-    await updateWithRetry(
-      this,
-      path,
-      (file) => {
-        if (!file) {
-          outcomes = round.map(() => false);
-          return null;
-        }
-        const { next, thrown } = applyInTurn(
-          file.data,
-          round.map((edit) => edit.change),
-        );
-        outcomes = thrown.map((threw) => threw ?? true);
-        return next;
-      },
-      { attempts: EDIT_ATTEMPTS },
-    );
-    return outcomes;
   }
 
   /**
