@@ -471,11 +471,6 @@ export class FsStore implements MemoryStore {
     }
   }
 
-  /**
-   * Runs a change under the cross-process lock of this root, grouped with the changes this process
-   * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
-   * With expiry every change runs alone, since any of them may remove expired files anywhere.
-   */
   /** Whether a change must be refused because this scope's tenant is being erased (fence.ts). */
   #fenceChecked(): () => boolean {
     if ((this.#options as ScopeOptions)[INHERITED] === undefined) return NEVER_FENCED;
@@ -516,6 +511,11 @@ export class FsStore implements MemoryStore {
     }
   }
 
+  /**
+   * Runs a change under the cross-process lock of this root, grouped with the changes this process
+   * queued meanwhile (group.ts): one lock hold for all of them, and edits of distinct files at once.
+   * With expiry every change runs alone, since any of them may remove expired files anywhere.
+   */
   #mutate<T>(task: (root: Dir) => Promise<T>, claim: Claim = "exclusive", path?: string): Promise<T> {
     // A change of a tenant being erased (fence.ts): refused before the root is opened (a purge may have
     // renamed it away, and opening would make it anew), and again under the lock.
