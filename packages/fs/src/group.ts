@@ -7,7 +7,7 @@
  * and errors go to each change's own caller once the lock is released, as they did when each change
  * held it alone.
  */
-import { applyInTurn, type BytesChange, isSameOrInside } from "@mem/core";
+import { applyInTurn, type BytesChange, type InTurn, isSameOrInside } from "@mem/core";
 import type { Dir } from "./dir.js";
 
 /** What a change may touch: one existing file's content, or anything (creates, deletes, renames...). */
@@ -68,18 +68,15 @@ const together = (edits: readonly EditJob[]): Job => {
     hold: first.hold,
     settle: () => {},
     run: async (root) => {
-      const failed = new Set<EditJob>();
+      // What each change threw the last time `apply` ran them (it runs them once; only the last run counts).
+      let thrown: InTurn["thrown"] = [];
       const change: Change = (current) => {
-        const { next, thrown } = applyInTurn(
+        const turn = applyInTurn(
           current,
           edits.map((job) => job.edit.change),
         );
-        thrown.forEach((threw, i) => {
-          if (!threw) return;
-          failed.add(edits[i]!);
-          edits[i]!.edit.keep({ ok: false, error: threw.error });
-        });
-        return next;
+        thrown = turn.thrown;
+        return turn.next;
       };
       let outcome: Outcome<boolean>;
       try {
@@ -87,7 +84,10 @@ const together = (edits: readonly EditJob[]): Job => {
       } catch (error) {
         outcome = { ok: false, error };
       }
-      for (const job of edits) if (!failed.has(job)) job.edit.keep(outcome);
+      edits.forEach((job, i) => {
+        const threw = thrown[i];
+        job.edit.keep(threw ? { ok: false, error: threw.error } : outcome);
+      });
     },
   };
 };
