@@ -103,6 +103,13 @@ try {
     ratios.push(rateB / rateA);
     const row = `| ${round + 1} | ${commands.toLocaleString("en")} | ${Math.round(rateA).toLocaleString("en")} | ${Math.round(rateB).toLocaleString("en")} | ${(rateB / rateA).toFixed(3)}x |`;
     console.log(row);
+    // Where the ratio comes from: each kind's median on both sides (the console only).
+    for (const [kind, times] of totals.on) {
+      const other = totals.off.get(kind) ?? [];
+      console.log(
+        `  ${kind}: ${times.length} × ${median(times).toFixed(3)} ms against ${median(other).toFixed(3)} ms`,
+      );
+    }
     rows.push(row);
   }
 } finally {
