@@ -2,6 +2,7 @@ import { accessSync, closeSync, constants, lstatSync, mkdirSync, realpathSync } 
 import { basename, dirname, join, resolve } from "node:path";
 import {
   AlreadyExistsError,
+  type BytesChange,
   checkOptions,
   checkTenant,
   ErasingError,
@@ -45,7 +46,7 @@ import {
 import { errnoOf, isRefusal, specialFileRefused, symlinkRefused, toStoreFailure } from "./failure.js";
 import { isFenced, raiseFence } from "./fence.js";
 import { holdsLiveFile, removeExpired, usageOf } from "./files.js";
-import { type Change, type Claim, submit, submitEdit } from "./group.js";
+import { type Claim, submit, submitEdit } from "./group.js";
 import { openEntry, readFileIn, readOpenFile, writeAtomically } from "./io.js";
 import { acquire, type LockTiming, release } from "./lock.js";
 import { renameIn } from "./move.js";
@@ -394,7 +395,7 @@ export class FsStore implements MemoryStore {
     if (path === ROOT) return false;
     const segments = segmentsOf(path);
     const name = segments.at(-1)!;
-    const apply = async (root: Dir, edit: Change): Promise<boolean> => {
+    const apply = async (root: Dir, edit: BytesChange): Promise<boolean> => {
       const descent = await descend(root, segments.slice(0, -1), false);
       try {
         if (descent.blocked) return false;
@@ -416,7 +417,7 @@ export class FsStore implements MemoryStore {
     const fenced = this.#fenceChecked();
     if (fenced()) return Promise.reject(new ErasingError(path));
     const guarded =
-      (edit: Change): Change =>
+      (edit: BytesChange): BytesChange =>
       (current) => {
         try {
           return edit(current);

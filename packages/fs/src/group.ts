@@ -13,14 +13,11 @@ import type { Dir } from "./dir.js";
 /** What a change may touch: one existing file's content, or anything (creates, deletes, renames...). */
 export type Claim = { readonly edit: string } | "exclusive";
 
-/** An edit of a file's bytes: the bytes to write instead, or `null` to leave them. Synchronous and pure. */
-export type Change = BytesChange;
-
 /**
  * Reads the file under the held lock, passes its bytes to `change` and writes what it returns; false,
  * without calling `change`, when no file is there.
  */
-export type ApplyChange = (root: Dir, change: Change) => Promise<boolean>;
+export type ApplyChange = (root: Dir, change: BytesChange) => Promise<boolean>;
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
@@ -35,7 +32,7 @@ interface Job {
   /** Set for an edit that may share its read and write with edits of the same `key`. */
   readonly edit?: {
     readonly key: string;
-    readonly change: Change;
+    readonly change: BytesChange;
     readonly apply: ApplyChange;
     readonly keep: (outcome: Outcome<boolean>) => void;
   };
@@ -70,7 +67,7 @@ const together = (edits: readonly EditJob[]): Job => {
     run: async (root) => {
       // What each change threw the last time `apply` ran them (it runs them once; only the last run counts).
       let thrown: InTurn["thrown"] = [];
-      const change: Change = (current) => {
+      const change: BytesChange = (current) => {
         const turn = applyInTurn(
           current,
           edits.map((job) => job.edit.change),
@@ -149,6 +146,17 @@ const drain = async (queue: Queue, key: string): Promise<void> => {
   if (queue.jobs.length === 0) queues.delete(key);
 };
 
+/** A job's `run`: carries out `task` and keeps its outcome for `settle`. */
+const running =
+  <T>(task: (root: Dir) => Promise<T>, keep: (outcome: Outcome<T>) => void) =>
+  async (root: Dir): Promise<void> => {
+    try {
+      keep({ ok: true, value: await task(root) });
+    } catch (error) {
+      keep({ ok: false, error });
+    }
+  };
+
 const enqueue = <T>(
   key: string,
   make: (keep: (outcome: Outcome<T>) => void, settle: (error?: unknown) => void) => Job,
@@ -188,19 +196,7 @@ export const submit = <T>(
   claim: Claim,
   hold: (batch: (root: Dir) => Promise<void>) => Promise<void>,
   task: (root: Dir) => Promise<T>,
-): Promise<T> =>
-  enqueue<T>(key, (keep, settle) => ({
-    claim,
-    hold,
-    settle,
-    run: async (root) => {
-      try {
-        keep({ ok: true, value: await task(root) });
-      } catch (error) {
-        keep({ ok: false, error });
-      }
-    },
-  }));
+): Promise<T> => enqueue<T>(key, (keep, settle) => ({ claim, hold, settle, run: running(task, keep) }));
 
 /**
  * Runs an edit of file `path` under the lock of root `key`: `apply(root, change)`, or one `apply` for
@@ -218,7 +214,7 @@ export const submitEdit = (
   path: string,
   combineKey: string,
   hold: (batch: (root: Dir) => Promise<void>) => Promise<void>,
-  change: Change,
+  change: BytesChange,
   apply: ApplyChange,
 ): Promise<boolean> =>
   enqueue<boolean>(key, (keep, settle) => ({
@@ -226,11 +222,5 @@ export const submitEdit = (
     hold,
     settle,
     edit: { key: combineKey, change, apply, keep },
-    run: async (root) => {
-      try {
-        keep({ ok: true, value: await apply(root, change) });
-      } catch (error) {
-        keep({ ok: false, error });
-      }
-    },
+    run: running((root) => apply(root, change), keep),
   }));

@@ -1,10 +1,10 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ConflictError, executeCommand, StoreFailureError } from "@mem/core";
+import { type BytesChange, ConflictError, executeCommand, StoreFailureError } from "@mem/core";
 import { FsStore } from "@mem/fs";
 import { describe, expect, it } from "vitest";
 import type { Dir } from "../src/dir.js";
-import { type Change, submit, submitEdit } from "../src/group.js";
+import { submit, submitEdit } from "../src/group.js";
 import { bytes, tempDir, text } from "./helpers/files.js";
 
 // Changes queued by one process while the lock is held run together under the next hold; edits of
@@ -119,7 +119,7 @@ describe("submitEdit", () => {
   /** An `apply` over one in-memory file that counts its calls. */
   const file = (initial: string) => {
     const state = { data: bytes(initial) as Uint8Array | null, applies: 0 };
-    const apply = async (_root: Dir, change: Change) => {
+    const apply = async (_root: Dir, change: BytesChange) => {
       state.applies++;
       await new Promise((resolve) => setTimeout(resolve, 1));
       if (!state.data) return false;
@@ -130,7 +130,7 @@ describe("submitEdit", () => {
     return { state, apply };
   };
   const append =
-    (line: string): Change =>
+    (line: string): BytesChange =>
     (current) =>
       bytes(`${text(current)}${line}`);
   /** Holds the queue of `k` until the returned function is called. */
@@ -189,7 +189,7 @@ describe("submitEdit", () => {
   it("fails every edit of a shared write that failed, and only the edit whose change threw", async () => {
     const k = key();
     const { held, open } = blocker(k);
-    const failing = async (_root: Dir, change: Change) => {
+    const failing = async (_root: Dir, change: BytesChange) => {
       change(bytes(""));
       throw new Error("disk full");
     };

@@ -95,6 +95,9 @@ export type RedisStoreOptions = CommonOptions &
       }
   );
 
+/** Attempts of `update` before it gives up on a file other processes keep changing. */
+const UPDATE_ATTEMPTS = 100;
+
 /**
  * A `MemoryStore` on Redis or Redis Cluster. Each operation is one Lua script call: atomic, one round
  * trip, and consistent across any number of processes sharing the server.
@@ -108,9 +111,6 @@ export type RedisStoreOptions = CommonOptions &
  * await store.close();
  * ```
  */
-/** Attempts of `update` before it gives up on a file other processes keep changing. */
-const UPDATE_ATTEMPTS = 100;
-
 export class RedisStore implements MemoryStore {
   readonly backend = "redis";
   readonly capabilities: StoreCapabilities = { crossProcessSafe: true, atomicDirectoryRename: true };
