@@ -21,6 +21,8 @@ import pg from "pg";
 import { anchorBackend } from "./anchor.js";
 import { flag } from "./flags.js";
 import { toolOver } from "./ours.js";
+import { median } from "./paired.js";
+import { summarise } from "./stats.js";
 import type { Tool } from "./subject.js";
 
 const quick = process.argv.includes("--quick");
@@ -162,15 +164,12 @@ const runOnce = async (subject: Subject, ns: string): Promise<Run> => {
     let lost = 0;
     for (let agent = 0; agent < agents; agent++)
       for (let k = 0; k < inserts; k++) if (!present.has(line(agent, k))) lost++;
-    latencies.sort((a, b) => a - b);
-    const p99Ms = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? 0;
-    return { opsPerSec: (latencies.length * 1000) / wallMs, p99Ms, lost, errors };
+    const { opsPerSec, p99Ms } = summarise(latencies, wallMs);
+    return { opsPerSec, p99Ms, lost, errors };
   } finally {
     await close();
   }
 };
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 const runs = new Map<Subject, Run[]>();
 try {
